@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpuimg: image processing on the GPU, with a plain-C CPU reference.
+ *
+ * The public C API. The command-line program is one user of it: everything it
+ * does goes through these functions. The library never prints and never exits;
+ * every function returns a gpuimg_status, and gpuimg_ctx_error() gives a
+ * one-line detail naming the file or parameter at fault.
+ *
+ * Images on the host are interleaved (array of structures), 8 bits per
+ * channel, rows packed without padding: byte (y * width + x) * channels + c.
+ */
+#ifndef GPUIMG_H
+#define GPUIMG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUIMG_VERSION "0.1.0"
+
+typedef enum gpuimg_status {
+    GPUIMG_OK = 0,
+    GPUIMG_ERR_USAGE,     /* bad parameter, option or step */
+    GPUIMG_ERR_FORMAT,    /* output format not supported (by name or extension) */
+    GPUIMG_ERR_IO,        /* file cannot be opened, read or written */
+    GPUIMG_ERR_DECODE,    /* not a supported image, or damaged */
+    GPUIMG_ERR_TOO_LARGE, /* over --max-pixels or 65535 pixels a side */
+    GPUIMG_ERR_NOMEM,     /* host memory exhausted */
+    GPUIMG_ERR_NO_DEVICE, /* the requested backend is not available */
+    GPUIMG_ERR_DEVICE,    /* the device failed (out of memory, kernel error) */
+    GPUIMG_ERR_INTERNAL   /* a bug: an invariant did not hold */
+} gpuimg_status;
+
+const char *gpuimg_strerror(gpuimg_status st);
+
+typedef struct gpuimg_image {
+    int width, height, channels; /* channels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    uint8_t *data;               /* width * height * channels bytes */
+} gpuimg_image;
+
+/* Allocates a zeroed image; on failure *img is left empty. */
+gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels);
+void gpuimg_image_free(gpuimg_image *img);
+
+typedef enum gpuimg_border {
+    GPUIMG_BORDER_REFLECT101 = 0, /* dcb|abcd|cba (default) */
+    GPUIMG_BORDER_REFLECT,        /* cba|abcd|dcb */
+    GPUIMG_BORDER_REPLICATE,      /* aaa|abcd|ddd */
+    GPUIMG_BORDER_WRAP,           /* bcd|abcd|abc */
+    GPUIMG_BORDER_CONSTANT        /* 000|abcd|000 */
+} gpuimg_border;
+
+typedef enum gpuimg_format {
+    GPUIMG_FORMAT_NONE = 0,
+    GPUIMG_FORMAT_PNG,
+    GPUIMG_FORMAT_JPEG,
+    GPUIMG_FORMAT_BMP,
+    GPUIMG_FORMAT_TGA,
+    GPUIMG_FORMAT_PPM, /* binary P6; gray is widened, alpha dropped */
+    GPUIMG_FORMAT_PGM  /* binary P5; colour becomes Rec.601 luma, alpha dropped */
+} gpuimg_format;
+
+/* The format named by a file extension ("x.png") or a bare name ("jpg"). */
+gpuimg_format gpuimg_format_from_name(const char *path_or_name);
+/* "png, jpg, jpeg, bmp, tga, ppm, pgm": for error messages. */
+const char *gpuimg_format_list(void);
+
+typedef enum gpuimg_stage {
+    GPUIMG_STAGE_INIT = 0, /* backend initialisation (CUDA context) */
+    GPUIMG_STAGE_DECODE,
+    GPUIMG_STAGE_UPLOAD,   /* includes interleaved -> planes */
+    GPUIMG_STAGE_KERNELS,
+    GPUIMG_STAGE_DOWNLOAD, /* includes planes -> interleaved */
+    GPUIMG_STAGE_ENCODE,
+    GPUIMG_STAGE_COUNT
+} gpuimg_stage;
+
+const char *gpuimg_stage_name(gpuimg_stage s);
+
+typedef struct gpuimg_config {
+    const char *backend; /* "auto" (NULL), "cpu" or "cuda" */
+    int device;          /* CUDA device ordinal */
+    int png_level;       /* 0-9, default 6 */
+    int jpeg_quality;    /* 1-100, default 90 */
+    int threads;         /* 0 = all cores */
+    uint64_t max_pixels; /* 0 = default 2^30 */
+    /* Non-fatal messages (16-bit input reduced, backend fallback); may be NULL. */
+    void (*warn)(void *user, const char *message);
+    void *warn_user;
+} gpuimg_config;
+
+/* Fills cfg with the documented defaults. */
+void gpuimg_config_init(gpuimg_config *cfg);
+
+typedef struct gpuimg_ctx gpuimg_ctx;
+
+/* Validates cfg; does not initialise any device (that happens lazily). */
+gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out);
+void gpuimg_ctx_destroy(gpuimg_ctx *ctx);
+/* Detail of the last failure, e.g. "in.png: not a supported image (truncated PNG)". */
+const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
+/* The backend in use ("cpu", "cuda"), resolving "auto" now if needed. */
+gpuimg_status gpuimg_ctx_backend(gpuimg_ctx *ctx, const char **name);
+/* Milliseconds spent in each stage since the context was created. */
+void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT]);
+
+/* Decoding. path "-" reads standard input. Size limits are checked from the
+ * header before any pixel is decoded. */
+gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out);
+gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
+                                 const char *name, gpuimg_image *out);
+
+/* Encoding. path "-" writes standard output. format NONE means "from the
+ * extension". A file is written atomically: a temporary file in the target
+ * folder, renamed into place, so no failure leaves a partial file. */
+gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
+                          const gpuimg_image *img);
+
+/* ---- Operations ---------------------------------------------------------- */
+
+/* Every image -> image operation is described by one table (src/ops.c) that
+ * drives the command line's options, the STEP syntax of `run` and `batch`,
+ * range checks and --help, so none of them can disagree. */
+typedef enum gpuimg_param_type {
+    GPUIMG_PARAM_FLOAT,
+    GPUIMG_PARAM_INT,
+    GPUIMG_PARAM_CHOICE, /* one of choices[] */
+    GPUIMG_PARAM_FLAG,   /* on when given; in a STEP also key=1|0|true|false|yes|no */
+    GPUIMG_PARAM_TEXT
+} gpuimg_param_type;
+
+typedef struct gpuimg_param_info {
+    const char *name; /* --name on the command line, name= in a STEP */
+    gpuimg_param_type type;
+    double min, max;  /* FLOAT and INT: inclusive range... */
+    int min_exclusive; /* ...except min when set */
+    const char *const *choices; /* CHOICE: NULL-terminated */
+    double default_value;       /* FLOAT, INT; CHOICE: index into choices */
+    const char *default_text;   /* for --help; NULL when there is no default */
+    int required;
+    const char *metavar, *help;
+} gpuimg_param_info;
+
+typedef struct gpuimg_op_info {
+    const char *name, *summary;
+    int nparams;
+    const gpuimg_param_info *params;
+} gpuimg_op_info;
+
+/* The image -> image operations, by index (NULL past the end) or name. */
+const gpuimg_op_info *gpuimg_op_at(int index);
+const gpuimg_op_info *gpuimg_op_find(const char *name);
+
+/* ---- Pipelines of image -> image steps ---------------------------------- */
+
+/* A step is one operation with its parameters: "blur:sigma=2,border=wrap". */
+typedef struct gpuimg_step gpuimg_step;
+
+gpuimg_status gpuimg_step_parse(gpuimg_ctx *ctx, const char *text, gpuimg_step **out);
+/* Builds a step by operation name, then sets parameters one by one. */
+gpuimg_status gpuimg_step_new(gpuimg_ctx *ctx, const char *op, gpuimg_step **out);
+gpuimg_status gpuimg_step_set(gpuimg_ctx *ctx, gpuimg_step *step, const char *key,
+                              const char *value);
+/* Checks combinations and loads what the step needs (a kernel file). */
+gpuimg_status gpuimg_step_finish(gpuimg_ctx *ctx, gpuimg_step *step);
+void gpuimg_step_free(gpuimg_step *step);
+
+/* Runs the steps in order. The image is uploaded once, converted to planes,
+ * kept resident between steps, and downloaded once. */
+gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
+                         int nsteps, gpuimg_image *out);
+
+/* ---- Measurements -------------------------------------------------------- */
+
+typedef struct gpuimg_histogram {
+    int channels;
+    uint64_t counts[4][256];
+} gpuimg_histogram;
+
+gpuimg_status gpuimg_histogram_compute(gpuimg_ctx *ctx, const gpuimg_image *img,
+                                       gpuimg_histogram *out);
+/* A bar chart, one panel and colour per channel. */
+gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, gpuimg_image *out);
+
+typedef struct gpuimg_stats {
+    int channels;
+    uint64_t count;                  /* pixels */
+    uint8_t min[4], max[4], median[4];
+    uint64_t sum[4], sum_squares[4]; /* exact */
+    double mean[4], stddev[4];       /* population standard deviation */
+} gpuimg_stats;
+
+gpuimg_status gpuimg_stats_compute(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_stats *out);
+
+typedef struct gpuimg_compare_result {
+    int width, height, channels; /* of the widened images that were compared */
+    int max_diff;
+    uint64_t differing; /* pixels with a channel differing by more than fuzz */
+    double mae, rmse;
+    double psnr;        /* valid when !identical */
+    int identical;
+    double ssim;        /* valid when has_ssim (both sides >= 11) */
+    int has_ssim;
+    int size_differs;   /* set (and nothing else) when the sizes differ */
+} gpuimg_compare_result;
+
+/* Compares a and b after widening both to a common channel layout. When diff
+ * is not NULL it receives an RGB image: a's luma at one-third contrast, with
+ * the differing pixels painted red. */
+gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,
+                             int fuzz, gpuimg_compare_result *out, gpuimg_image *diff);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

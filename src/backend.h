@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The backend seam: the table of functions every backend implements, one for
+ * one. The CPU backend (src/cpu/) is the reference; the CUDA backend
+ * (kernels/) plugs into the same table, and the test suites drive whichever
+ * one GPUIMG_BACKEND names.
+ *
+ * Images cross the seam as planes (structure of arrays): one width * height
+ * byte array per channel, rows packed. For a device backend the plane
+ * pointers are device pointers; the host only sees them through upload and
+ * download. Every function validates nothing the caller already guarantees:
+ * dst is allocated with the right shape, radii and kernels are in range.
+ */
+#ifndef GPUIMG_BACKEND_H
+#define GPUIMG_BACKEND_H
+
+#include "gpuimg.h"
+
+typedef struct gpuimg_planes {
+    int width, height, channels;
+    uint8_t *plane[4];
+} gpuimg_planes;
+
+/* A 2-D convolution kernel, already flipped if --flip was given. */
+typedef struct gpuimg_conv {
+    int width, height; /* odd, 1..63 */
+    const float *weights; /* row-major, height rows of width */
+    float scale, bias;
+    int absolute;
+} gpuimg_conv;
+
+enum { GPUIMG_FLIP_H = 0, GPUIMG_FLIP_V = 1 };
+
+typedef struct gpuimg_backend gpuimg_backend;
+
+typedef struct gpuimg_backend_ops {
+    const char *name;
+    /* Opens the backend; on failure writes a reason into msg. */
+    gpuimg_status (*open)(gpuimg_backend **out, int device, char *msg, size_t msglen);
+    void (*close)(gpuimg_backend *be);
+    /* Describes the device for `gpuimg info` (may be NULL). */
+    void (*describe)(gpuimg_backend *be, char *text, size_t len);
+
+    gpuimg_status (*planes_alloc)(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c);
+    void (*planes_free)(gpuimg_backend *be, gpuimg_planes *p);
+    /* Sets every byte; the tests poison outputs with it. */
+    gpuimg_status (*planes_fill)(gpuimg_backend *be, gpuimg_planes *p, uint8_t value);
+
+    /* Interleaved host image -> planes, and back; shapes already match. */
+    gpuimg_status (*upload)(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
+    gpuimg_status (*download)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
+
+    /* Separable filter with 2 * radius + 1 normalized weights, float
+     * intermediate: blur. */
+    gpuimg_status (*separable)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                               const float *weights, int radius, gpuimg_border border);
+    gpuimg_status (*box)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                         int radius, gpuimg_border border);
+    gpuimg_status (*convolve)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                              const gpuimg_conv *k, gpuimg_border border);
+    gpuimg_status (*sobel)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                           gpuimg_border border);
+
+    /* dst is src's transpose shape (transpose, rotate 90/270) or its own. */
+    gpuimg_status (*transpose)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+    gpuimg_status (*rotate)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                            int quarter_turns_cw);
+    gpuimg_status (*flip)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                          int axis);
+
+    /* Value operations leave alpha (channel 1 of 2, 3 of 4) unchanged. */
+    gpuimg_status (*grayscale)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+    gpuimg_status (*invert)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+    gpuimg_status (*equalize)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+
+    gpuimg_status (*histogram)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out);
+    gpuimg_status (*stats)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out);
+    /* a and b have the same shape; fills every field but size_differs. */
+    gpuimg_status (*compare)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                             int fuzz, gpuimg_compare_result *out);
+} gpuimg_backend_ops;
+
+/* Every backend instance starts with this header. */
+struct gpuimg_backend {
+    const gpuimg_backend_ops *ops;
+    char message[256]; /* detail of the last device error */
+};
+
+extern const gpuimg_backend_ops gpuimg__cpu_backend;
+
+/* The CUDA backend's table. A build without nvcc links src/cuda_absent.c,
+ * whose table fails to open with a clear reason, so `--backend cuda` is a
+ * device error (exit 4) there, not a usage error. */
+const gpuimg_backend_ops *gpuimg__cuda_backend(void);
+
+/* Looks a backend up by name ("cpu", "cuda"); NULL when unknown. */
+const gpuimg_backend_ops *gpuimg__backend_by_name(const char *name);
+
+#endif

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/* The context: configuration, lazy backend start, error details, timings. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+const char *gpuimg_strerror(gpuimg_status st)
+{
+    switch (st) {
+    case GPUIMG_OK: return "success";
+    case GPUIMG_ERR_USAGE: return "invalid argument";
+    case GPUIMG_ERR_FORMAT: return "unsupported output format";
+    case GPUIMG_ERR_IO: return "input/output error";
+    case GPUIMG_ERR_DECODE: return "not a supported image";
+    case GPUIMG_ERR_TOO_LARGE: return "image too large";
+    case GPUIMG_ERR_NOMEM: return "out of memory";
+    case GPUIMG_ERR_NO_DEVICE: return "no usable device";
+    case GPUIMG_ERR_DEVICE: return "device error";
+    case GPUIMG_ERR_INTERNAL: return "internal error";
+    }
+    return "unknown status";
+}
+
+const char *gpuimg_stage_name(gpuimg_stage s)
+{
+    static const char *const names[GPUIMG_STAGE_COUNT] = {"init",    "decode",   "upload",
+                                                          "kernels", "download", "encode"};
+    return (unsigned)s < GPUIMG_STAGE_COUNT ? names[s] : "?";
+}
+
+void gpuimg_config_init(gpuimg_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->backend = "auto";
+    cfg->png_level = 6;
+    cfg->jpeg_quality = 90;
+    cfg->max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
+}
+
+gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
+{
+    *out = NULL;
+    gpuimg_config c;
+    if (cfg)
+        c = *cfg;
+    else
+        gpuimg_config_init(&c);
+    if (!c.backend)
+        c.backend = "auto";
+    if (strcmp(c.backend, "auto") != 0 && !gpuimg__backend_by_name(c.backend))
+        return GPUIMG_ERR_USAGE;
+    if (c.png_level < 0 || c.png_level > 9 || c.jpeg_quality < 1 || c.jpeg_quality > 100 ||
+        c.threads < 0 || c.device < 0)
+        return GPUIMG_ERR_USAGE;
+    if (c.max_pixels == 0)
+        c.max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
+    gpuimg_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return GPUIMG_ERR_NOMEM;
+    ctx->cfg = c;
+    *out = ctx;
+    return GPUIMG_OK;
+}
+
+void gpuimg_ctx_destroy(gpuimg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    if (ctx->backend)
+        ctx->backend->ops->close(ctx->backend);
+    free(ctx);
+}
+
+const char *gpuimg_ctx_error(const gpuimg_ctx *ctx)
+{
+    return ctx->error;
+}
+
+void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT])
+{
+    memcpy(ms, ctx->stage_ms, sizeof ctx->stage_ms);
+}
+
+gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...)
+{
+    if (!ctx->cfg.warn)
+        return;
+    char text[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    ctx->cfg.warn(ctx->cfg.warn_user, text);
+}
+
+double gpuimg__now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what)
+{
+    const char *detail = ctx->backend ? ctx->backend->message : "";
+    if (detail[0])
+        return gpuimg__fail(ctx, st, "%s: %s", what, detail);
+    return gpuimg__fail(ctx, st, "%s: %s", what, gpuimg_strerror(st));
+}
+
+static gpuimg_status open_backend(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops)
+{
+    char msg[256] = "";
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st = ops->open(&ctx->backend, ctx->cfg.device, msg, sizeof msg);
+    ctx->stage_ms[GPUIMG_STAGE_INIT] += gpuimg__now_ms() - t0;
+    if (st != GPUIMG_OK) {
+        ctx->backend = NULL;
+        return gpuimg__fail(ctx, st, "%s backend: %s", ops->name,
+                            msg[0] ? msg : gpuimg_strerror(st));
+    }
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out)
+{
+    if (!ctx->backend) {
+        const char *want = ctx->cfg.backend;
+        if (strcmp(want, "auto") != 0) {
+            gpuimg_status st = open_backend(ctx, gpuimg__backend_by_name(want));
+            if (st != GPUIMG_OK)
+                return st;
+        } else {
+            gpuimg_status st = open_backend(ctx, gpuimg__cuda_backend());
+            if (st != GPUIMG_OK) {
+                gpuimg__warn(ctx, "%s; using the CPU backend", ctx->error);
+                st = open_backend(ctx, &gpuimg__cpu_backend);
+                if (st != GPUIMG_OK)
+                    return st;
+            }
+        }
+    }
+    *out = ctx->backend;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg_ctx_backend(gpuimg_ctx *ctx, const char **name)
+{
+    gpuimg_backend *be;
+    gpuimg_status st = gpuimg__backend(ctx, &be);
+    *name = st == GPUIMG_OK ? be->ops->name : NULL;
+    return st;
+}
+
+const gpuimg_backend_ops *gpuimg__backend_by_name(const char *name)
+{
+    if (strcmp(name, "cpu") == 0)
+        return &gpuimg__cpu_backend;
+    if (strcmp(name, "cuda") == 0)
+        return gpuimg__cuda_backend();
+    return NULL;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Library internals shared by src/: the context, error details, timing. */
+#ifndef GPUIMG_INTERNAL_H
+#define GPUIMG_INTERNAL_H
+
+#include "backend.h"
+#include "gpuimg.h"
+
+#define GPUIMG_MAX_SIDE 65535
+#define GPUIMG_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
+
+struct gpuimg_ctx {
+    gpuimg_config cfg;
+    gpuimg_backend *backend; /* NULL until the first operation needs one */
+    char error[512];
+    double stage_ms[GPUIMG_STAGE_COUNT];
+};
+
+/* Records the detail of a failure and returns st, so callers can write
+ * `return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));`. */
+gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The backend, opened on first use; "auto" falls back to the CPU with a warning. */
+gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
+/* Copies a backend failure's detail into the context. */
+gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what);
+
+/* Monotonic milliseconds. */
+double gpuimg__now_ms(void);
+
+/* width * height * channels in size_t, or 0 when it would overflow. */
+size_t gpuimg__image_bytes(int width, int height, int channels);
+
+/* Upload a host image into freshly allocated planes of the backend. */
+gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
+                             gpuimg_planes *planes);
+
+#endif

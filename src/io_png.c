@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+/* PNG through libpng: reading checks every chunk's CRC and the stream's
+ * completeness (stb_image does neither), writing honours --png-level. */
+#include <png.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io.h"
+
+struct png_job {
+    gpuimg_ctx *ctx;
+    const char *name;
+    const uint8_t *data;
+    size_t size, pos;
+    int hit_end; /* the reader ran out of bytes: truncated file */
+    FILE *out;
+    char message[200];
+};
+
+static void on_error(png_structp png, png_const_charp msg)
+{
+    struct png_job *job = png_get_error_ptr(png);
+    snprintf(job->message, sizeof job->message, "%s", msg);
+    png_longjmp(png, 1);
+}
+
+static void on_warning(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg; /* ancillary-chunk complaints: libpng recovers, and so do we */
+}
+
+static void read_bytes(png_structp png, png_bytep dst, size_t len)
+{
+    struct png_job *job = png_get_io_ptr(png);
+    if (len > job->size - job->pos) {
+        job->hit_end = 1;
+        png_error(png, "unexpected end of file");
+    }
+    memcpy(dst, job->data + job->pos, len);
+    job->pos += len;
+}
+
+int gpuimg__is_png(const uint8_t *data, size_t size)
+{
+    return size >= 8 && png_sig_cmp(data, 0, 8) == 0;
+}
+
+gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out)
+{
+    struct png_job job = {.ctx = ctx, .name = name, .data = data, .size = size};
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_read_struct(&png, NULL, NULL);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    }
+    /* Set inside the setjmp region, so volatile keeps them valid after a longjmp. */
+    gpuimg_image *volatile img = NULL;
+    png_bytep *volatile rows = NULL;
+    gpuimg_status volatile st = GPUIMG_ERR_DECODE;
+
+    if (setjmp(png_jmpbuf(png))) {
+        if (st == GPUIMG_ERR_DECODE) {
+            if (job.hit_end)
+                gpuimg__fail(ctx, st, "%s: not a supported image (truncated PNG)", name);
+            else
+                gpuimg__fail(ctx, st, "%s: not a supported image (damaged PNG: %s)", name,
+                             job.message);
+        }
+        goto done;
+    }
+    png_set_read_fn(png, &job, read_bytes);
+    /* Our own limits apply (checked below with a clear message); libpng's
+     * default 1,000,000 would only give a vaguer one. */
+    png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
+    png_read_info(png, info);
+    png_uint_32 w = png_get_image_width(png, info), h = png_get_image_height(png, info);
+    if ((st = gpuimg__check_size(ctx, name, w, h)) != GPUIMG_OK)
+        goto done;
+    st = GPUIMG_ERR_DECODE;
+    int depth = png_get_bit_depth(png, info);
+    png_set_expand(png); /* palette -> RGB, gray < 8 bits -> 8, tRNS -> alpha */
+    if (depth == 16) {
+        png_set_scale_16(png); /* rounds, where strip_16 would truncate */
+        gpuimg__warn(ctx, "%s: 16-bit PNG reduced to 8 bits per channel", name);
+    }
+    png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    int channels = png_get_channels(png, info);
+    if (channels < 1 || channels > 4 || png_get_rowbytes(png, info) != (size_t)w * channels) {
+        gpuimg__fail(ctx, st, "%s: not a supported image (unexpected PNG layout)", name);
+        goto done;
+    }
+    img = out;
+    gpuimg_status ast = gpuimg_image_alloc(img, (int)w, (int)h, channels);
+    if (ast != GPUIMG_OK) {
+        st = ast;
+        gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        goto done;
+    }
+    rows = malloc(sizeof(png_bytep) * h);
+    if (!rows) {
+        st = GPUIMG_ERR_NOMEM;
+        gpuimg__fail(ctx, st, "%s: out of memory", name);
+        goto done;
+    }
+    for (png_uint_32 y = 0; y < h; y++)
+        rows[y] = img->data + (size_t)y * w * channels;
+    png_read_image(png, rows);
+    png_read_end(png, NULL); /* reads up to IEND: a cut after the pixels still fails */
+    st = GPUIMG_OK;
+done:
+    free(rows);
+    png_destroy_read_struct(&png, &info, NULL);
+    if (st != GPUIMG_OK && img)
+        gpuimg_image_free(img);
+    return st;
+}
+
+static void write_bytes(png_structp png, png_bytep src, size_t len)
+{
+    struct png_job *job = png_get_io_ptr(png);
+    if (fwrite(src, 1, len, job->out) != len)
+        png_error(png, "write failed");
+}
+
+static void flush_nothing(png_structp png)
+{
+    (void)png; /* the caller closes the file */
+}
+
+gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
+                                 const gpuimg_image *img)
+{
+    static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                        PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    struct png_job job = {.ctx = ctx, .name = name, .out = f};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    if (!info) {
+        png_destroy_write_struct(&png, NULL);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (setjmp(png_jmpbuf(png))) {
+        png_destroy_write_struct(&png, &info);
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write PNG (%s)", name, job.message);
+    }
+    png_set_write_fn(png, &job, write_bytes, flush_nothing);
+    png_set_compression_level(png, ctx->cfg.png_level);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
+                 color_types[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    size_t stride = (size_t)img->width * (size_t)img->channels;
+    for (int y = 0; y < img->height; y++)
+        png_write_row(png, img->data + (size_t)y * stride);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    return GPUIMG_OK;
+}

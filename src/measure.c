@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* Measurements that return figures rather than an image: histogram, stats,
+ * compare (with its difference picture), and the histogram's bar chart. */
+#include <string.h>
+
+#include "backend.h"
+#include "image.h"
+#include "internal.h"
+
+/* Uploads img and runs one measuring backend call on its planes. */
+static gpuimg_status measure(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_histogram *hist,
+                             gpuimg_stats *stats)
+{
+    gpuimg_backend *be;
+    gpuimg_planes p;
+    gpuimg_status st = gpuimg__backend(ctx, &be);
+    if (st != GPUIMG_OK || (st = gpuimg__upload(ctx, be, img, &p)) != GPUIMG_OK)
+        return st;
+    double t0 = gpuimg__now_ms();
+    st = hist ? be->ops->histogram(be, &p, hist) : be->ops->stats(be, &p, stats);
+    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+    be->ops->planes_free(be, &p);
+    return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, hist ? "histogram" : "stats");
+}
+
+gpuimg_status gpuimg_histogram_compute(gpuimg_ctx *ctx, const gpuimg_image *img,
+                                       gpuimg_histogram *out)
+{
+    return measure(ctx, img, out, NULL);
+}
+
+gpuimg_status gpuimg_stats_compute(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_stats *out)
+{
+    return measure(ctx, img, NULL, out);
+}
+
+/* A's luma at one-third contrast around mid-gray, differing pixels red. */
+static gpuimg_status diff_picture(const gpuimg_image *a, const gpuimg_image *b, int fuzz,
+                                  gpuimg_image *diff)
+{
+    gpuimg_status st = gpuimg_image_alloc(diff, a->width, a->height, 3);
+    if (st != GPUIMG_OK)
+        return st;
+    size_t n = (size_t)a->width * (size_t)a->height;
+    int cn = a->channels;
+    for (size_t i = 0; i < n; i++) {
+        const uint8_t *pa = a->data + i * (size_t)cn, *pb = b->data + i * (size_t)cn;
+        int differs = 0;
+        for (int c = 0; c < cn; c++)
+            differs |= (pa[c] > pb[c] ? pa[c] - pb[c] : pb[c] - pa[c]) > fuzz;
+        uint8_t *d = diff->data + i * 3;
+        if (differs) {
+            d[0] = 255;
+            d[1] = d[2] = 0;
+        } else {
+            int y = cn >= 3 ? (299 * pa[0] + 587 * pa[1] + 114 * pa[2] + 500) / 1000 : pa[0];
+            d[0] = d[1] = d[2] = (uint8_t)(85 + (y + 1) / 3);
+        }
+    }
+    return GPUIMG_OK;
+}
+
+static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a,
+                                     const gpuimg_image *b, int fuzz, gpuimg_compare_result *out,
+                                     gpuimg_image *diff)
+{
+    gpuimg_backend *be;
+    gpuimg_planes pa, pb;
+    gpuimg_status st = gpuimg__backend(ctx, &be);
+    if (st != GPUIMG_OK || (st = gpuimg__upload(ctx, be, a, &pa)) != GPUIMG_OK)
+        return st;
+    if ((st = gpuimg__upload(ctx, be, b, &pb)) != GPUIMG_OK) {
+        be->ops->planes_free(be, &pa);
+        return st;
+    }
+    double t0 = gpuimg__now_ms();
+    st = be->ops->compare(be, &pa, &pb, fuzz, out);
+    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+    be->ops->planes_free(be, &pa);
+    be->ops->planes_free(be, &pb);
+    if (st != GPUIMG_OK)
+        return gpuimg__backend_fail(ctx, st, "compare");
+    if (diff && (st = diff_picture(a, b, fuzz, diff)) != GPUIMG_OK)
+        return gpuimg__fail(ctx, st, "compare: difference image: %s", gpuimg_strerror(st));
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,
+                             int fuzz, gpuimg_compare_result *out, gpuimg_image *diff)
+{
+    memset(out, 0, sizeof *out);
+    if (diff)
+        memset(diff, 0, sizeof *diff);
+    if (a->width != b->width || a->height != b->height) {
+        out->size_differs = 1;
+        return GPUIMG_OK;
+    }
+    int color = a->channels >= 3 || b->channels >= 3;
+    int alpha = a->channels % 2 == 0 || b->channels % 2 == 0;
+    gpuimg_image wa, wb;
+    gpuimg_status st = gpuimg__image_widen(a, color, alpha, &wa);
+    if (st == GPUIMG_OK && (st = gpuimg__image_widen(b, color, alpha, &wb)) != GPUIMG_OK)
+        gpuimg_image_free(&wa);
+    if (st != GPUIMG_OK)
+        return gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+    st = compare_widened(ctx, &wa, &wb, fuzz, out, diff);
+    gpuimg_image_free(&wa);
+    gpuimg_image_free(&wb);
+    return st;
+}
+
+/* ---- the histogram's bar chart ---- */
+
+#define PLOT_BAR 2      /* pixels per bin */
+#define PLOT_HEIGHT 120 /* bar area of one panel */
+#define PLOT_MARGIN 8
+
+gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, gpuimg_image *out)
+{
+    static const uint8_t rgb_colors[4][3] = {{220, 40, 40}, {40, 170, 60}, {50, 90, 220},
+                                             {110, 110, 110}};
+    static const uint8_t gray_colors[2][3] = {{60, 60, 60}, {150, 150, 150}};
+    int cn = h->channels;
+    int panel = PLOT_HEIGHT + PLOT_MARGIN;
+    int width = 256 * PLOT_BAR + 2 * PLOT_MARGIN, height = cn * panel + PLOT_MARGIN;
+    gpuimg_status st = gpuimg_image_alloc(out, width, height, 3);
+    if (st != GPUIMG_OK)
+        return st;
+    memset(out->data, 255, (size_t)width * (size_t)height * 3);
+    for (int c = 0; c < cn; c++) {
+        const uint8_t *color = cn >= 3 ? rgb_colors[c] : gray_colors[c];
+        uint64_t peak = 1;
+        for (int v = 0; v < 256; v++)
+            if (h->counts[c][v] > peak)
+                peak = h->counts[c][v];
+        int base = PLOT_MARGIN + c * panel + PLOT_HEIGHT; /* row of the axis */
+        for (int x = PLOT_MARGIN - 1; x < width - PLOT_MARGIN + 1; x++) {
+            uint8_t *px = out->data + ((size_t)base * width + x) * 3;
+            px[0] = px[1] = px[2] = 0;
+        }
+        for (int v = 0; v < 256; v++) {
+            /* Ceiling, so any non-empty bin shows at least one pixel. */
+            int bar = (int)((h->counts[c][v] * PLOT_HEIGHT + peak - 1) / peak);
+            for (int y = base - bar; y < base; y++)
+                for (int k = 0; k < PLOT_BAR; k++) {
+                    uint8_t *px =
+                        out->data + ((size_t)y * width + PLOT_MARGIN + v * PLOT_BAR + k) * 3;
+                    memcpy(px, color, 3);
+                }
+        }
+        for (int v = 0; v <= 256; v += 64) { /* ticks under 0, 64, 128, 192, 256 */
+            int x = PLOT_MARGIN + v * PLOT_BAR - (v == 256);
+            for (int y = base; y < base + 4 && y < height; y++) {
+                uint8_t *px = out->data + ((size_t)y * width + x) * 3;
+                px[0] = px[1] = px[2] = 0;
+            }
+        }
+    }
+    return GPUIMG_OK;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs a list of steps on one image: one upload (interleaved -> planes), the
+ * steps on resident planes, one download (planes -> interleaved). */
+#include <string.h>
+
+#include "ops.h"
+
+gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
+                             gpuimg_planes *planes)
+{
+    if (!img->data || img->channels < 1 || img->channels > 4 ||
+        gpuimg__image_bytes(img->width, img->height, img->channels) == 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "invalid input image");
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st = be->ops->planes_alloc(be, planes, img->width, img->height, img->channels);
+    if (st == GPUIMG_OK && (st = be->ops->upload(be, img, planes)) != GPUIMG_OK)
+        be->ops->planes_free(be, planes);
+    ctx->stage_ms[GPUIMG_STAGE_UPLOAD] += gpuimg__now_ms() - t0;
+    return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, "upload");
+}
+
+gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
+                         int nsteps, gpuimg_image *out)
+{
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < nsteps; i++) {
+        gpuimg_status st = gpuimg_step_finish(ctx, steps[i]);
+        if (st != GPUIMG_OK)
+            return st;
+    }
+    gpuimg_backend *be;
+    gpuimg_status st = gpuimg__backend(ctx, &be);
+    if (st != GPUIMG_OK)
+        return st;
+    gpuimg_planes cur;
+    if ((st = gpuimg__upload(ctx, be, in, &cur)) != GPUIMG_OK)
+        return st;
+
+    double t0 = gpuimg__now_ms();
+    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
+        gpuimg_planes next;
+        st = gpuimg__step_apply(ctx, be, steps[i], &cur, &next, -1);
+        if (st == GPUIMG_OK) {
+            be->ops->planes_free(be, &cur);
+            cur = next;
+        }
+    }
+    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+
+    if (st == GPUIMG_OK) {
+        t0 = gpuimg__now_ms();
+        st = gpuimg_image_alloc(out, cur.width, cur.height, cur.channels);
+        if (st != GPUIMG_OK)
+            gpuimg__fail(ctx, st, "output image: %s", gpuimg_strerror(st));
+        else if ((st = be->ops->download(be, &cur, out)) != GPUIMG_OK) {
+            gpuimg_image_free(out);
+            gpuimg__backend_fail(ctx, st, "download");
+        }
+        ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
+    }
+    be->ops->planes_free(be, &cur);
+    return st;
+}
