@@ -120,6 +120,13 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
 gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
                           const gpuimg_image *img);
 
+/* Opens the named backend ("cpu", "cuda") to describe it for `gpuimg info`:
+ * on success text holds e.g. the GPU's name, memory and compute capability;
+ * on failure it holds the reason. */
+gpuimg_status gpuimg_backend_probe(const char *name, int device, char *text, size_t len);
+/* "libpng 1.6.39, zlib 1.2.13, stb_image (Debian libstb)". */
+const char *gpuimg_codec_versions(void);
+
 /* ---- Operations ---------------------------------------------------------- */
 
 /* Every image -> image operation is described by one table (src/ops.c) that

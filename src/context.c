@@ -174,3 +174,21 @@ const gpuimg_backend_ops *gpuimg__backend_by_name(const char *name)
         return gpuimg__cuda_backend();
     return NULL;
 }
+
+gpuimg_status gpuimg_backend_probe(const char *name, int device, char *text, size_t len)
+{
+    const gpuimg_backend_ops *ops = gpuimg__backend_by_name(name);
+    if (!ops) {
+        snprintf(text, len, "unknown backend '%s'", name);
+        return GPUIMG_ERR_USAGE;
+    }
+    gpuimg_backend *be = NULL;
+    text[0] = '\0';
+    gpuimg_status st = ops->open(&be, device, text, len);
+    if (st != GPUIMG_OK)
+        return st;
+    if (ops->describe)
+        ops->describe(be, text, len);
+    ops->close(be);
+    return GPUIMG_OK;
+}

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <png.h>
+#include <zlib.h>
+
 #include "io.h"
 
 static const struct {
@@ -231,4 +234,12 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
         unlink(tmp);
     ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
     return st;
+}
+
+const char *gpuimg_codec_versions(void)
+{
+    static char text[128];
+    snprintf(text, sizeof text, "libpng %s, zlib %s, stb_image and stb_image_write (Debian libstb)",
+             png_get_libpng_ver(NULL), zlibVersion());
+    return text;
 }

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/* Image -> image commands (`gpuimg blur IN OUT --sigma 2`, one per row of the
+ * op table) and `gpuimg run IN OUT STEP...`: both build steps and run them
+ * as one pipeline, so `blur in out --sigma 2` and `run in out blur:sigma=2`
+ * write identical files. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_OPTS 16
+
+static const gpuimg_op_info *help_op;
+
+static void op_help(void)
+{
+    const gpuimg_op_info *op = help_op;
+    printf("usage: gpuimg %s IN OUT", op->name);
+    for (int i = 0; i < op->nparams; i++) {
+        const gpuimg_param_info *p = &op->params[i];
+        const char *open = p->required ? "" : "[", *close = p->required ? "" : "]";
+        if (p->type == GPUIMG_PARAM_FLAG)
+            printf(" %s--%s%s", open, p->name, close);
+        else
+            printf(" %s--%s %s%s", open, p->name, p->metavar, close);
+    }
+    printf("\n  %s\n", op->summary);
+    if (op->nparams)
+        printf("\noptions:\n");
+    for (int i = 0; i < op->nparams; i++) {
+        const gpuimg_param_info *p = &op->params[i];
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", p->name, p->type == GPUIMG_PARAM_FLAG ? "" : " ",
+                 p->type == GPUIMG_PARAM_FLAG ? "" : p->metavar);
+        printf("  %-18s %s", left, p->help);
+        if (p->type == GPUIMG_PARAM_FLOAT || p->type == GPUIMG_PARAM_INT)
+            printf(" (%g %s %s <= %g)", p->min, p->min_exclusive ? "<" : "<=", p->name, p->max);
+        if (p->default_text)
+            printf("; default %s", p->default_text);
+        printf("\n");
+    }
+    printf("\nas a pipeline step (run, batch): %s", op->name);
+    for (int i = 0; i < op->nparams; i++)
+        printf("%s%s=%s", i ? "," : ":", op->params[i].name,
+               op->params[i].type == GPUIMG_PARAM_FLAG ? "1" : op->params[i].metavar);
+    printf("\nIN may be '-' (standard input); OUT may be '-' (standard output, --format names "
+           "the format).\nSee gpuimg --help for the global options.\n");
+}
+
+static void run_help(void)
+{
+    printf("usage: gpuimg run IN OUT [STEP...]\n"
+           "  runs the steps in order on one image kept on the device (one upload, one\n"
+           "  download). A STEP is OP or OP:key=value,key=value with the options of the\n"
+           "  command of that name, e.g.\n"
+           "    gpuimg run in.png out.png blur:sigma=2 rotate:angle=90 grayscale\n"
+           "  With no step, run converts the format (by OUT's extension).\n"
+           "operations:");
+    for (int i = 0; gpuimg_op_at(i); i++)
+        printf(" %s", gpuimg_op_at(i)->name);
+    printf("\n");
+}
+
+/* Decodes IN, runs the steps, encodes OUT. */
+static int process(cli *c, const char *in, const char *out, gpuimg_step **steps, int nsteps)
+{
+    int rc = cli_check_output(c, out, in, c->format);
+    if (rc >= 0)
+        return rc;
+    gpuimg_image src, dst;
+    gpuimg_status st = gpuimg_load(c->ctx, in, &src);
+    if (st != GPUIMG_OK)
+        return cli_fail(c, st);
+    st = gpuimg_run(c->ctx, &src, steps, nsteps, &dst);
+    if (st == GPUIMG_OK) {
+        if (c->verbose) {
+            const char *backend = "?";
+            gpuimg_ctx_backend(c->ctx, &backend);
+            fprintf(stderr, "gpuimg: %s: %s (%dx%d, %d channels) -> %s (%dx%d, %d channels), %s backend\n",
+                    c->command, in, src.width, src.height, src.channels, out, dst.width,
+                    dst.height, dst.channels, backend);
+        }
+        st = gpuimg_save(c->ctx, out, c->format, &dst);
+        gpuimg_image_free(&dst);
+    }
+    gpuimg_image_free(&src);
+    return st == GPUIMG_OK ? 0 : cli_fail(c, st);
+}
+
+struct pending {
+    int n;
+    int param[MAX_OPTS];
+    const char *value[MAX_OPTS];
+};
+
+static int collect(cli *c, void *data, int opt, const char *arg)
+{
+    struct pending *p = data;
+    if (p->n == MAX_OPTS) {
+        cli_error(c, "too many options");
+        return EXIT_USAGE;
+    }
+    p->param[p->n] = opt - OPT_COMMAND;
+    p->value[p->n++] = arg ? arg : "";
+    return -1;
+}
+
+int cmd_image_op(cli *c, int argc, char **argv)
+{
+    const gpuimg_op_info *op = gpuimg_op_find(c->command);
+    struct option opts[MAX_OPTS];
+    for (int i = 0; i < op->nparams; i++)
+        opts[i] = (struct option){op->params[i].name,
+                                  op->params[i].type == GPUIMG_PARAM_FLAG ? no_argument
+                                                                          : required_argument,
+                                  NULL, OPT_COMMAND + i};
+    struct pending pending = {0};
+    char **pos;
+    int npos;
+    help_op = op;
+    const cli_spec spec = {opts, op->nparams, collect, &pending, op_help, 0};
+    int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos != 2) {
+        cli_error(c, "expected IN and OUT, got %d argument%s (try gpuimg %s --help)", npos,
+                  npos == 1 ? "" : "s", op->name);
+        return EXIT_USAGE;
+    }
+    if ((rc = cli_open(c)) >= 0)
+        return rc;
+    gpuimg_step *step;
+    gpuimg_status st = gpuimg_step_new(c->ctx, op->name, &step);
+    for (int i = 0; st == GPUIMG_OK && i < pending.n; i++)
+        if ((st = gpuimg_step_set(c->ctx, step, op->params[pending.param[i]].name,
+                                  pending.value[i])) != GPUIMG_OK)
+            cli_error(c, "--%s", gpuimg_ctx_error(c->ctx));
+    if (st != GPUIMG_OK) {
+        gpuimg_step_free(step);
+        return cli_exit_code(st);
+    }
+    if ((st = gpuimg_step_finish(c->ctx, step)) != GPUIMG_OK)
+        rc = cli_fail(c, st);
+    else
+        rc = process(c, pos[0], pos[1], &step, 1);
+    gpuimg_step_free(step);
+    return rc;
+}
+
+int cmd_run(cli *c, int argc, char **argv)
+{
+    char **pos;
+    int npos;
+    const cli_spec spec = {.help = run_help};
+    int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos < 2) {
+        cli_error(c, "expected IN OUT [STEP...] (try gpuimg run --help)");
+        return EXIT_USAGE;
+    }
+    if ((rc = cli_open(c)) >= 0)
+        return rc;
+    int nsteps = npos - 2;
+    gpuimg_step **steps = calloc((size_t)nsteps + 1, sizeof *steps);
+    if (!steps) {
+        cli_error(c, "out of memory");
+        return EXIT_DEVICE;
+    }
+    gpuimg_status st = GPUIMG_OK;
+    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
+        if ((st = gpuimg_step_parse(c->ctx, pos[2 + i], &steps[i])) == GPUIMG_OK)
+            st = gpuimg_step_finish(c->ctx, steps[i]);
+    rc = st == GPUIMG_OK ? process(c, pos[0], pos[1], steps, nsteps) : cli_fail(c, st);
+    for (int i = 0; i < nsteps; i++)
+        gpuimg_step_free(steps[i]);
+    free(steps);
+    return rc;
+}

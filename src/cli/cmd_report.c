@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+/* Commands that print figures: histogram, stats, info. */
+#include <string.h>
+
+#include "cli.h"
+#include "json.h"
+
+enum { OPT_JSON = OPT_COMMAND, OPT_CSV, OPT_PLOT };
+
+/* Channel names in stored order (SPEC §3): R, G, B, A; or Y, A. */
+const char *cli_channel_name(int channels, int c)
+{
+    static const char *const rgba[] = {"R", "G", "B", "A"}, *const ya[] = {"Y", "A"};
+    return channels >= 3 ? rgba[c] : ya[c];
+}
+
+struct report_opts {
+    int json, csv;
+    const char *plot;
+};
+
+static int report_option(cli *c, void *data, int opt, const char *arg)
+{
+    struct report_opts *r = data;
+    switch (opt) {
+    case OPT_JSON: r->json = 1; break;
+    case OPT_CSV: r->csv = 1; break;
+    case OPT_PLOT: r->plot = arg; break;
+    }
+    if (r->json && r->csv) {
+        cli_error(c, "--json and --csv cannot be combined");
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Parses IN plus the command's options, checks the --plot output, opens the
+ * context and decodes IN. Returns an exit code, or -1 with *img loaded. */
+static int load_one(cli *c, int argc, char **argv, const cli_spec *spec, gpuimg_image *img,
+                    const char **in)
+{
+    char **pos;
+    int npos;
+    int rc = cli_parse(c, argc, argv, spec, &pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos != 1) {
+        cli_error(c, "expected one image, got %d arguments (try gpuimg %s --help)", npos,
+                  c->command);
+        return EXIT_USAGE;
+    }
+    *in = pos[0];
+    const char *plot = ((struct report_opts *)spec->data)->plot;
+    if (plot && (rc = cli_check_output(c, plot, pos[0], GPUIMG_FORMAT_NONE)) >= 0)
+        return rc;
+    if ((rc = cli_open(c)) >= 0)
+        return rc;
+    gpuimg_status st = gpuimg_load(c->ctx, pos[0], img);
+    return st == GPUIMG_OK ? -1 : cli_fail(c, st);
+}
+
+static void histogram_help(void)
+{
+    printf("usage: gpuimg histogram IN [--json|--csv] [--plot PNG]\n"
+           "  exact 256-bin histogram of every channel, alpha included, in stored order\n"
+           "  (R, G, B, A; or Y, A). Default output: a table, one row per value.\n\n"
+           "options:\n"
+           "  --json      {\"file\", \"width\", \"height\", \"channels\", \"names\", \"counts\": [[256 counts] per channel]}\n"
+           "  --csv       value,R,G,B rows with a header\n"
+           "  --plot PNG  also write a bar chart, one panel and colour per channel\n");
+}
+
+int cmd_histogram(cli *c, int argc, char **argv)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON},
+                                         {"csv", no_argument, NULL, OPT_CSV},
+                                         {"plot", required_argument, NULL, OPT_PLOT}};
+    struct report_opts r = {0};
+    const cli_spec spec = {opts, 3, report_option, &r, histogram_help, 0};
+    gpuimg_image img;
+    const char *in;
+    int rc = load_one(c, argc, argv, &spec, &img, &in);
+    if (rc >= 0)
+        return rc;
+    gpuimg_histogram h;
+    gpuimg_status st = gpuimg_histogram_compute(c->ctx, &img, &h);
+    if (st == GPUIMG_OK && r.plot) {
+        gpuimg_image chart;
+        st = gpuimg_histogram_plot(&h, &chart);
+        if (st == GPUIMG_OK) {
+            st = gpuimg_save(c->ctx, r.plot, GPUIMG_FORMAT_NONE, &chart);
+            gpuimg_image_free(&chart);
+        }
+    }
+    if (st != GPUIMG_OK) {
+        gpuimg_image_free(&img);
+        return cli_fail(c, st);
+    }
+    int cn = h.channels;
+    if (r.json) {
+        printf("{\"file\": ");
+        json_string(stdout, in);
+        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"names\": [", img.width,
+               img.height, cn);
+        for (int k = 0; k < cn; k++)
+            printf("%s\"%s\"", k ? ", " : "", cli_channel_name(cn, k));
+        printf("], \"counts\": [");
+        for (int k = 0; k < cn; k++) {
+            printf("%s[", k ? ", " : "");
+            for (int v = 0; v < 256; v++)
+                printf("%s%llu", v ? ", " : "", (unsigned long long)h.counts[k][v]);
+            printf("]");
+        }
+        printf("]}\n");
+    } else {
+        const char *sep = r.csv ? "," : "\t";
+        printf("value");
+        for (int k = 0; k < cn; k++)
+            printf("%s%s", sep, cli_channel_name(cn, k));
+        printf("\n");
+        for (int v = 0; v < 256; v++) {
+            printf("%d", v);
+            for (int k = 0; k < cn; k++)
+                printf("%s%llu", sep, (unsigned long long)h.counts[k][v]);
+            printf("\n");
+        }
+    }
+    gpuimg_image_free(&img);
+    return 0;
+}
+
+static void stats_help(void)
+{
+    printf("usage: gpuimg stats IN [--json]\n"
+           "  per channel, alpha included: min, max, mean, population standard deviation,\n"
+           "  median (the smallest v with cdf[v] >= ceil(N/2)); sums are exact integers.\n\n"
+           "options:\n"
+           "  --json  {\"file\", \"width\", \"height\", \"channels\", \"names\", \"min\", \"max\",\n"
+           "          \"mean\", \"stddev\", \"median\"}, one array element per channel\n");
+}
+
+int cmd_stats(cli *c, int argc, char **argv)
+{
+    static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON}};
+    struct report_opts r = {0};
+    const cli_spec spec = {opts, 1, report_option, &r, stats_help, 0};
+    gpuimg_image img;
+    const char *in;
+    int rc = load_one(c, argc, argv, &spec, &img, &in);
+    if (rc >= 0)
+        return rc;
+    gpuimg_stats s;
+    gpuimg_status st = gpuimg_stats_compute(c->ctx, &img, &s);
+    if (st != GPUIMG_OK) {
+        gpuimg_image_free(&img);
+        return cli_fail(c, st);
+    }
+    int cn = s.channels;
+    if (r.json) {
+        printf("{\"file\": ");
+        json_string(stdout, in);
+        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"names\": [", img.width,
+               img.height, cn);
+        for (int k = 0; k < cn; k++)
+            printf("%s\"%s\"", k ? ", " : "", cli_channel_name(cn, k));
+        printf("]");
+        const char *keys[] = {"min", "max", "mean", "stddev", "median"};
+        for (int f = 0; f < 5; f++) {
+            printf(", \"%s\": [", keys[f]);
+            for (int k = 0; k < cn; k++) {
+                printf("%s", k ? ", " : "");
+                switch (f) {
+                case 0: printf("%d", s.min[k]); break;
+                case 1: printf("%d", s.max[k]); break;
+                case 2: printf("%.17g", s.mean[k]); break;
+                case 3: printf("%.17g", s.stddev[k]); break;
+                case 4: printf("%d", s.median[k]); break;
+                }
+            }
+            printf("]");
+        }
+        printf("}\n");
+    } else {
+        printf("%-8s %5s %5s %12s %12s %7s\n", "channel", "min", "max", "mean", "stddev",
+               "median");
+        for (int k = 0; k < cn; k++)
+            printf("%-8s %5d %5d %12.6f %12.6f %7d\n", cli_channel_name(cn, k), s.min[k],
+                   s.max[k], s.mean[k], s.stddev[k], s.median[k]);
+    }
+    gpuimg_image_free(&img);
+    return 0;
+}
+
+static void info_help(void)
+{
+    printf("usage: gpuimg info\n  the version, the backends (with the GPU's name, memory and\n"
+           "  compute capability when CUDA is usable), and the codec libraries.\n");
+}
+
+int cmd_info(cli *c, int argc, char **argv)
+{
+    char **pos;
+    int npos;
+    const cli_spec spec = {.help = info_help};
+    int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos != 0) {
+        cli_error(c, "takes no arguments");
+        return EXIT_USAGE;
+    }
+    printf("gpuimg %s\nbackends:\n", GPUIMG_VERSION);
+    const char *names[] = {"cpu", "cuda"};
+    for (int i = 0; i < 2; i++) {
+        char text[512];
+        gpuimg_status st = gpuimg_backend_probe(names[i], c->cfg.device, text, sizeof text);
+        printf("  %-5s %s%s\n", names[i], st == GPUIMG_OK ? "available: " : "not available: ",
+               text);
+    }
+    printf("codecs: %s\n", gpuimg_codec_versions());
+    return 0;
+}

@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: MIT */
+/* gpuimg's entry point: global options, the command, exit codes. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+enum {
+    G_BACKEND = 256,
+    G_DEVICE,
+    G_TIME,
+    G_PNG_LEVEL,
+    G_JPEG_QUALITY,
+    G_THREADS,
+    G_MAX_PIXELS,
+    G_FORMAT,
+    G_VERSION,
+};
+
+const struct option cli_global_options[] = {
+    {"backend", required_argument, NULL, G_BACKEND},
+    {"device", required_argument, NULL, G_DEVICE},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"time", no_argument, NULL, G_TIME},
+    {"png-level", required_argument, NULL, G_PNG_LEVEL},
+    {"jpeg-quality", required_argument, NULL, G_JPEG_QUALITY},
+    {"threads", required_argument, NULL, G_THREADS},
+    {"max-pixels", required_argument, NULL, G_MAX_PIXELS},
+    {"format", required_argument, NULL, G_FORMAT},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, G_VERSION},
+};
+const int cli_global_count = sizeof cli_global_options / sizeof cli_global_options[0];
+
+static const char global_help[] =
+    "global options (before or after the command):\n"
+    "  --backend auto|cuda|cpu  where operations run (also GPUIMG_BACKEND; default auto)\n"
+    "  --device N               CUDA device ordinal (default 0)\n"
+    "  -q, --quiet              no notices or warnings\n"
+    "  -v, --verbose            say what is done\n"
+    "  --time                   per-stage timings on stderr\n"
+    "  --png-level 0-9          PNG compression level (default 6)\n"
+    "  --jpeg-quality 1-100     JPEG quality (default 90)\n"
+    "  --threads N              worker threads, 1-1024 (default: all cores)\n"
+    "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
+    "  --format png|jpg|bmp|tga|ppm|pgm  output format when OUT is '-'\n"
+    "  -h, --help               help (for a command: gpuimg COMMAND --help)\n"
+    "  --version                version\n";
+
+static void main_help(void)
+{
+    printf("usage: gpuimg [GLOBAL OPTIONS] COMMAND [OPTIONS] ARGS...\n\n"
+           "image -> image commands (IN OUT; IN and OUT may be '-'):\n");
+    for (int i = 0; gpuimg_op_at(i); i++)
+        printf("  %-10s %s\n", gpuimg_op_at(i)->name, gpuimg_op_at(i)->summary);
+    printf("\nother commands:\n"
+           "  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n\n%s\n"
+           "exit codes: 0 success, 1 compare: images differ, 2 usage error,\n"
+           "            3 input/output error, 4 device or resource error\n",
+           "run", "IN OUT STEP...: a pipeline, e.g. blur:sigma=2 rotate:angle=90", "histogram",
+           "IN: 256-bin histogram per channel", "stats", "IN: min, max, mean, stddev, median",
+           "compare", "A B: golden-image comparison", "info", "backends, GPUs, library versions",
+           global_help);
+}
+
+void cli_error(const cli *c, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gpuimg: ");
+    if (c->command)
+        fprintf(stderr, "%s: ", c->command);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_exit_code(gpuimg_status st)
+{
+    switch (st) {
+    case GPUIMG_OK: return 0;
+    case GPUIMG_ERR_USAGE:
+    case GPUIMG_ERR_FORMAT: return EXIT_USAGE;
+    case GPUIMG_ERR_IO:
+    case GPUIMG_ERR_DECODE:
+    case GPUIMG_ERR_TOO_LARGE: return EXIT_IO;
+    default: return EXIT_DEVICE;
+    }
+}
+
+int cli_fail(const cli *c, gpuimg_status st)
+{
+    const char *detail = c->ctx ? gpuimg_ctx_error(c->ctx) : "";
+    cli_error(c, "%s", detail[0] ? detail : gpuimg_strerror(st));
+    return cli_exit_code(st);
+}
+
+int cli_number(const cli *c, const char *option, const char *text, double min, double max,
+               double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (end == text || *end || errno == ERANGE || !isfinite(v)) {
+        cli_error(c, "--%s: '%s' is not a number", option, text);
+        return EXIT_USAGE;
+    }
+    if (v < min || v > max) {
+        cli_error(c, "--%s: %s is out of range (%.15g to %.15g)", option, text, min, max);
+        return EXIT_USAGE;
+    }
+    *out = v;
+    return -1;
+}
+
+static int whole_number(const cli *c, const char *option, const char *text, double min,
+                        double max, double *out)
+{
+    int rc = cli_number(c, option, text, min, max, out);
+    if (rc < 0 && *out != floor(*out)) {
+        cli_error(c, "--%s: '%s' is not a whole number", option, text);
+        return EXIT_USAGE;
+    }
+    return rc;
+}
+
+int cli_global_option(cli *c, int opt, const char *arg)
+{
+    double v;
+    int rc = -1;
+    switch (opt) {
+    case G_BACKEND:
+        if (strcmp(arg, "auto") && strcmp(arg, "cuda") && strcmp(arg, "cpu")) {
+            cli_error(c, "--backend: '%s' is not auto, cuda or cpu", arg);
+            return EXIT_USAGE;
+        }
+        c->cfg.backend = arg;
+        break;
+    case G_DEVICE:
+        if ((rc = whole_number(c, "device", arg, 0, 1023, &v)) < 0)
+            c->cfg.device = (int)v;
+        break;
+    case 'q': c->quiet = 1; break;
+    case 'v': c->verbose = 1; break;
+    case G_TIME: c->time = 1; break;
+    case G_PNG_LEVEL:
+        if ((rc = whole_number(c, "png-level", arg, 0, 9, &v)) < 0)
+            c->cfg.png_level = (int)v;
+        break;
+    case G_JPEG_QUALITY:
+        if ((rc = whole_number(c, "jpeg-quality", arg, 1, 100, &v)) < 0)
+            c->cfg.jpeg_quality = (int)v;
+        break;
+    case G_THREADS:
+        if ((rc = whole_number(c, "threads", arg, 1, 1024, &v)) < 0)
+            c->cfg.threads = (int)v;
+        break;
+    case G_MAX_PIXELS:
+        if ((rc = whole_number(c, "max-pixels", arg, 1, 4294836225.0, &v)) < 0)
+            c->cfg.max_pixels = (uint64_t)v;
+        break;
+    case G_FORMAT:
+        c->format = gpuimg_format_from_name(arg);
+        if (c->format == GPUIMG_FORMAT_NONE || strchr(arg, '.')) {
+            cli_error(c, "--format: '%s' is not one of %s", arg, gpuimg_format_list());
+            return EXIT_USAGE;
+        }
+        break;
+    case G_VERSION: printf("gpuimg %s\n", GPUIMG_VERSION); return 0;
+    }
+    return rc;
+}
+
+int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, int *npos)
+{
+    struct option opts[64];
+    int n = 0;
+    for (int i = 0; i < cli_global_count; i++)
+        opts[n++] = cli_global_options[i];
+    for (int i = 0; i < spec->nopts && n < 63; i++)
+        opts[n++] = spec->opts[i];
+    memset(&opts[n], 0, sizeof opts[n]);
+    /* '+': stop at the command word; ':': report a missing value as ':'. */
+    const char *optstring = spec->before_command ? "+:hqv" : ":hqv";
+
+    optind = 0; /* glibc: a full restart, permutation state included */
+    opterr = 0;
+    int opt;
+    while ((opt = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+        int rc = -1;
+        if (opt == 'h') {
+            spec->help();
+            return 0;
+        } else if (opt == '?') {
+            if (optopt)
+                cli_error(c, "unknown option '-%c'", optopt);
+            else
+                cli_error(c, "unknown option '%s'", argv[optind - 1]);
+            return EXIT_USAGE;
+        } else if (opt == ':') {
+            cli_error(c, "option '%s' needs a value", argv[optind - 1]);
+            return EXIT_USAGE;
+        } else if (opt >= OPT_COMMAND) {
+            rc = spec->handle(c, spec->data, opt, optarg);
+        } else {
+            rc = cli_global_option(c, opt, optarg);
+        }
+        if (rc >= 0)
+            return rc;
+    }
+    *pos = argv + optind;
+    *npos = argc - optind;
+    return -1;
+}
+
+static void warn_cb(void *user, const char *message)
+{
+    const cli *c = user;
+    if (!c->quiet)
+        fprintf(stderr, "gpuimg: %s\n", message);
+}
+
+int cli_open(cli *c)
+{
+    c->cfg.warn = warn_cb;
+    c->cfg.warn_user = c;
+    gpuimg_status st = gpuimg_ctx_create(&c->cfg, &c->ctx);
+    if (st != GPUIMG_OK) {
+        cli_error(c, "%s", gpuimg_strerror(st));
+        return cli_exit_code(st);
+    }
+    return -1;
+}
+
+void cli_report_time(const cli *c)
+{
+    if (!c->time || !c->ctx)
+        return;
+    double ms[GPUIMG_STAGE_COUNT], total = 0;
+    gpuimg_ctx_timings(c->ctx, ms);
+    fprintf(stderr, "gpuimg: time:");
+    for (int s = 0; s < GPUIMG_STAGE_COUNT; s++) {
+        fprintf(stderr, " %s %.2f ms%s", gpuimg_stage_name((gpuimg_stage)s), ms[s],
+                s + 1 < GPUIMG_STAGE_COUNT ? "," : "");
+        total += ms[s];
+    }
+    fprintf(stderr, "; total %.2f ms\n", total);
+}
+
+int cli_check_output(const cli *c, const char *out, const char *in, gpuimg_format format)
+{
+    if (strcmp(out, "-") == 0)
+        return -1;
+    if (format == GPUIMG_FORMAT_NONE)
+        format = gpuimg_format_from_name(out);
+    if (format == GPUIMG_FORMAT_NONE) {
+        cli_error(c, "%s: unsupported output format (supported: %s)", out, gpuimg_format_list());
+        return EXIT_USAGE;
+    }
+    struct stat so, si;
+    if (in && strcmp(in, "-") != 0 && stat(out, &so) == 0 && stat(in, &si) == 0 &&
+        so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
+        cli_error(c, "%s: output would overwrite the input", out);
+        return EXIT_USAGE;
+    }
+    return -1;
+}
+
+static const struct {
+    const char *name;
+    int (*run)(cli *c, int argc, char **argv);
+} commands[] = {
+    {"run", cmd_run},         {"histogram", cmd_histogram}, {"stats", cmd_stats},
+    {"compare", cmd_compare}, {"info", cmd_info},
+};
+
+int main(int argc, char **argv)
+{
+    cli c = {0};
+    gpuimg_config_init(&c.cfg);
+    const char *env = getenv("GPUIMG_BACKEND");
+    if (env && *env) {
+        if (strcmp(env, "auto") && strcmp(env, "cuda") && strcmp(env, "cpu")) {
+            cli_error(&c, "GPUIMG_BACKEND: '%s' is not auto, cuda or cpu", env);
+            return EXIT_USAGE;
+        }
+        c.cfg.backend = env;
+    }
+    char **pos;
+    int npos;
+    const cli_spec spec = {.help = main_help, .before_command = 1};
+    int rc = cli_parse(&c, argc, argv, &spec, &pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos == 0) {
+        cli_error(&c, "no command given (try gpuimg --help)");
+        return EXIT_USAGE;
+    }
+    int cmd_index = argc - npos;
+    c.command = argv[cmd_index];
+    int sub_argc = argc - cmd_index;
+    char **sub_argv = argv + cmd_index;
+    if (gpuimg_op_find(c.command)) {
+        rc = cmd_image_op(&c, sub_argc, sub_argv);
+    } else if (strcmp(c.command, "batch") == 0) {
+        cli_error(&c, "not available in this version yet");
+        rc = EXIT_USAGE;
+    } else {
+        rc = -2;
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(commands[i].name, c.command) == 0)
+                rc = commands[i].run(&c, sub_argc, sub_argv);
+        if (rc == -2) {
+            const char *cmd = c.command;
+            c.command = NULL;
+            cli_error(&c, "unknown command '%s' (try gpuimg --help)", cmd);
+            rc = EXIT_USAGE;
+        }
+    }
+    cli_report_time(&c);
+    gpuimg_ctx_destroy(c.ctx);
+    return rc < 0 ? 0 : rc;
+}
