@@ -64,8 +64,10 @@ typedef enum gpuimg_format {
     GPUIMG_FORMAT_PGM  /* binary P5; colour becomes Rec.601 luma, alpha dropped */
 } gpuimg_format;
 
-/* The format named by a file extension ("x.png") or a bare name ("jpg"). */
-gpuimg_format gpuimg_format_from_name(const char *path_or_name);
+/* The format named by a bare name ("jpg", as --format takes it)... */
+gpuimg_format gpuimg_format_from_name(const char *name);
+/* ...or by a path's extension ("out/x.png"); NONE without one. */
+gpuimg_format gpuimg_format_from_path(const char *path);
 /* "png, jpg, jpeg, bmp, tga, ppm, pgm": for error messages. */
 const char *gpuimg_format_list(void);
 

@@ -24,16 +24,19 @@ static const struct {
     {"pgm", GPUIMG_FORMAT_PGM},
 };
 
-gpuimg_format gpuimg_format_from_name(const char *path_or_name)
+gpuimg_format gpuimg_format_from_name(const char *name)
 {
-    const char *slash = strrchr(path_or_name, '/');
-    const char *base = slash ? slash + 1 : path_or_name;
-    const char *dot = strrchr(base, '.');
-    const char *ext = dot ? dot + 1 : base;
     for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
-        if (strcasecmp(ext, format_names[i].name) == 0)
+        if (strcasecmp(name, format_names[i].name) == 0)
             return format_names[i].format;
     return GPUIMG_FORMAT_NONE;
+}
+
+gpuimg_format gpuimg_format_from_path(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    return dot ? gpuimg_format_from_name(dot + 1) : GPUIMG_FORMAT_NONE;
 }
 
 const char *gpuimg_format_list(void)
@@ -175,7 +178,7 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
     int is_stdout = strcmp(path, "-") == 0;
     const char *name = is_stdout ? "<stdout>" : path;
     if (format == GPUIMG_FORMAT_NONE)
-        format = is_stdout ? GPUIMG_FORMAT_PNG : gpuimg_format_from_name(path);
+        format = is_stdout ? GPUIMG_FORMAT_PNG : gpuimg_format_from_path(path);
     if (format == GPUIMG_FORMAT_NONE)
         return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT,
                             "%s: unsupported output format (supported: %s)", path,

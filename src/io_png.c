@@ -47,9 +47,22 @@ int gpuimg__is_png(const uint8_t *data, size_t size)
     return size >= 8 && png_sig_cmp(data, 0, 8) == 0;
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out)
 {
+    /* The size is refused from IHDR (always the first chunk, right after the
+     * 8-byte signature) before libpng reads on: png_read_info would read up
+     * to the first IDAT and could fail for another reason first. */
+    if (size >= 24 && memcmp(data + 12, "IHDR", 4) == 0) {
+        gpuimg_status st = gpuimg__check_size(ctx, name, be32(data + 16), be32(data + 20));
+        if (st == GPUIMG_ERR_TOO_LARGE)
+            return st;
+    }
     struct png_job job = {.ctx = ctx, .name = name, .data = data, .size = size};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;

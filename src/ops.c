@@ -106,10 +106,6 @@ enum { CONV_KERNEL, CONV_NORMALIZE, CONV_SCALE, CONV_BIAS, CONV_ABS, CONV_FLIP, 
 
 static gpuimg_status convolve_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 {
-    if ((s->given & (1u << CONV_NORMALIZE)) && s->value[CONV_NORMALIZE] &&
-        (s->given & (1u << CONV_SCALE)))
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                            "convolve: --normalize and --scale cannot be combined");
     int kw, kh;
     gpuimg_status st = gpuimg__kernel_load(ctx, s->text[CONV_KERNEL], &s->weights, &kw, &kh);
     if (st != GPUIMG_OK)
@@ -145,7 +141,8 @@ static const gpuimg_param_info convolve_params[] = {
     {.name = "kernel", .type = GPUIMG_PARAM_TEXT, .required = 1, .metavar = "NAME|FILE",
      .help = "identity, box3, gaussian3, gaussian5, sharpen, laplacian, edge, emboss, "
              "sobel-x, sobel-y, prewitt-x, prewitt-y, or a kernel file"},
-    {.name = "normalize", .type = GPUIMG_PARAM_FLAG, .help = "scale by 1/sum of the weights (when not 0)"},
+    {.name = "normalize", .type = GPUIMG_PARAM_FLAG,
+     .help = "set the scale to 1/sum of the weights (when the sum is not 0; overrides --scale)"},
     {.name = "scale", .type = GPUIMG_PARAM_FLOAT, .min = -1e6, .max = 1e6, .default_value = 1,
      .default_text = "1", .metavar = "F", .help = "multiply the sum"},
     {.name = "bias", .type = GPUIMG_PARAM_FLOAT, .min = -1e6, .max = 1e6, .default_value = 0,

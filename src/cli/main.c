@@ -167,7 +167,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
         break;
     case G_FORMAT:
         c->format = gpuimg_format_from_name(arg);
-        if (c->format == GPUIMG_FORMAT_NONE || strchr(arg, '.')) {
+        if (c->format == GPUIMG_FORMAT_NONE) {
             cli_error(c, "--format: '%s' is not one of %s", arg, gpuimg_format_list());
             return EXIT_USAGE;
         }
@@ -258,12 +258,21 @@ int cli_check_output(const cli *c, const char *out, const char *in, gpuimg_forma
     if (strcmp(out, "-") == 0)
         return -1;
     if (format == GPUIMG_FORMAT_NONE)
-        format = gpuimg_format_from_name(out);
+        format = gpuimg_format_from_path(out);
     if (format == GPUIMG_FORMAT_NONE) {
         cli_error(c, "%s: unsupported output format (supported: %s)", out, gpuimg_format_list());
         return EXIT_USAGE;
     }
+    /* The folder must exist (only batch creates folders): fail before decoding. */
+    char folder[4096];
+    const char *slash = strrchr(out, '/');
+    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1,
+             slash ? out : ".");
     struct stat so, si;
+    if (stat(folder, &so) != 0 || !S_ISDIR(so.st_mode)) {
+        cli_error(c, "%s: folder %s does not exist", out, folder);
+        return EXIT_IO;
+    }
     if (in && strcmp(in, "-") != 0 && stat(out, &so) == 0 && stat(in, &si) == 0 &&
         so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
         cli_error(c, "%s: output would overwrite the input", out);

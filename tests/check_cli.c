@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/* The program as a user runs it: exit codes, one-line errors naming the file
+ * or option, no partial output, identical results from a command and the
+ * same step in `run`. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "testutil.h"
+
+void make_bad_inputs(const char *dir);
+
+#define RUN(out, err, ...) tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
+
+static int one_line(const char *s)
+{
+    const char *nl = strchr(s, '\n');
+    return nl && nl[1] == '\0' && strncmp(s, "gpuimg: ", 8) == 0;
+}
+
+static const char *photo(void)
+{
+    return tu_golden("inputs/photo_257x131_rgb.png");
+}
+
+START_TEST(help_and_version)
+{
+    char *out;
+    ck_assert_int_eq(RUN(&out, NULL, "--version"), 0);
+    ck_assert_ptr_nonnull(strstr(out, GPUIMG_VERSION));
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "--help"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "compare"));
+    free(out);
+    static const char *const cmds[] = {"blur", "box", "convolve", "sobel", "transpose", "rotate",
+                                       "flip", "grayscale", "invert", "equalize", "histogram",
+                                       "stats", "compare", "run", "info"};
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        ck_assert_int_eq(RUN(&out, NULL, cmds[i], "--help"), 0);
+        ck_assert_msg(strstr(out, "usage: gpuimg") != NULL, "%s --help: %s", cmds[i], out);
+        free(out);
+    }
+    ck_assert_int_eq(RUN(&out, NULL, "info"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "libpng"));
+    free(out);
+}
+END_TEST
+
+START_TEST(command_equals_run_step)
+{
+    const char *dir = tu_tmpdir();
+    char a[512], b[512], c[512];
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    snprintf(c, sizeof c, "%s/c.png", dir);
+    ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", photo(), a, "--sigma", "2.5", "--border", "wrap"), 0);
+    ck_assert_int_eq(RUN(NULL, NULL, "run", photo(), b, "blur:sigma=2.5,border=wrap", "-q"), 0);
+    size_t la, lb;
+    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
+    ck_assert_uint_eq(la, lb);
+    ck_assert_mem_eq(da, db, la);
+    free(da);
+    free(db);
+    /* and the library's own result through the seam */
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image in, want, got;
+    char err[256], msg[256];
+    tu_load(ctx, photo(), &in);
+    ck_assert_int_eq(tu_apply(ctx, "blur:sigma=2.5,border=wrap", &in, 0, &want, err, sizeof err),
+                     GPUIMG_OK);
+    tu_load(ctx, a, &got);
+    ck_assert_msg(tu_images_agree(&got, &want, 1, msg, sizeof msg), "%s", msg);
+    gpuimg_image_free(&in);
+    gpuimg_image_free(&want);
+    gpuimg_image_free(&got);
+    gpuimg_ctx_destroy(ctx);
+    /* a pipeline, stdin and stdout */
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "run", "-", "-", "grayscale",
+                                                  "rotate:angle=90", "--format", "ppm", NULL},
+                            photo(), NULL, NULL),
+                     0);
+    char *out;
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "run", "-", "-", "grayscale",
+                                                  "rotate:angle=90", "--format", "pgm", NULL},
+                            photo(), &out, NULL),
+                     0);
+    ck_assert_int_eq(strncmp(out, "P5\n131 257\n255\n", 15), 0);
+    free(out);
+    ck_assert_int_eq(tu_count_entries(dir), 2);
+    (void)c;
+}
+END_TEST
+
+/* Each bad invocation: its exit code, one line on stderr naming the culprit,
+ * and an output folder left as it was. */
+START_TEST(errors_and_no_partial_output)
+{
+    const char *bad = tu_tmpdir();
+    char bad_dir[256];
+    snprintf(bad_dir, sizeof bad_dir, "%s", bad);
+    make_bad_inputs(bad_dir);
+    const char *outdir = tu_tmpdir();
+    char out_dir[256];
+    snprintf(out_dir, sizeof out_dir, "%s", outdir);
+    char k_ragged[512], k_even[512], blocked[512];
+    snprintf(k_ragged, sizeof k_ragged, "%s/ragged.txt", bad_dir);
+    tu_write_file(k_ragged, "1 2 3\n1 2\n1 2 3\n", 16);
+    snprintf(k_even, sizeof k_even, "%s/even.txt", bad_dir);
+    tu_write_file(k_even, "1 1\n1 1\n", 8);
+    snprintf(blocked, sizeof blocked, "%s/empty.png/out.png", bad_dir);
+
+    char in_empty[512], in_trunc[512], in_crc[512], in_noise[512], in_huge[512], in_tjpg[512],
+        in_dir[512], in_missing[512], out[512], out_gif[512], out_nodir[512];
+    snprintf(in_empty, sizeof in_empty, "%s/empty.png", bad_dir);
+    snprintf(in_trunc, sizeof in_trunc, "%s/truncated.png", bad_dir);
+    snprintf(in_crc, sizeof in_crc, "%s/badcrc.png", bad_dir);
+    snprintf(in_noise, sizeof in_noise, "%s/noise.png", bad_dir);
+    snprintf(in_huge, sizeof in_huge, "%s/huge.png", bad_dir);
+    snprintf(in_tjpg, sizeof in_tjpg, "%s/truncated.jpg", bad_dir);
+    snprintf(in_dir, sizeof in_dir, "%s/folder.png", bad_dir);
+    snprintf(in_missing, sizeof in_missing, "%s/missing.png", bad_dir);
+    snprintf(out, sizeof out, "%s/out.png", out_dir);
+    snprintf(out_gif, sizeof out_gif, "%s/out.gif", out_dir);
+    snprintf(out_nodir, sizeof out_nodir, "%s/nodir/out.png", out_dir);
+
+    const struct {
+        int code;
+        const char *needle;
+        const char *args[10];
+    } cases[] = {
+        {3, "empty.png", {"blur", in_empty, out}},
+        {3, "truncated PNG", {"blur", in_trunc, out}},
+        {3, "CRC", {"invert", in_crc, out}},
+        {3, "noise.png", {"sobel", in_noise, out}},
+        {3, "too large", {"blur", in_huge, out}},
+        {3, "truncated JPEG", {"grayscale", in_tjpg, out}},
+        {3, "is a directory", {"blur", in_dir, out}},
+        {3, "missing.png", {"blur", in_missing, out}},
+        {3, "does not exist", {"blur", photo(), out_nodir}},
+        {3, "empty.png/out.png", {"blur", photo(), blocked}},
+        {2, "out.gif", {"blur", photo(), out_gif}},
+        {2, "--frobnicate", {"blur", photo(), out, "--frobnicate"}},
+        {2, "--sigma", {"blur", photo(), out, "--sigma", "0"}},
+        {2, "--sigma", {"blur", photo(), out, "--sigma", "huge"}},
+        {2, "--radius", {"box", photo(), out, "--radius", "1001"}},
+        {2, "--radius", {"box", photo(), out}},
+        {2, "--png-level", {"--png-level", "10", "blur", photo(), out}},
+        {2, "--jpeg-quality", {"blur", photo(), out, "--jpeg-quality", "0"}},
+        {2, "--angle", {"rotate", photo(), out, "--angle", "45"}},
+        {2, "--border", {"blur", photo(), out, "--border", "mirror"}},
+        {2, "ragged.txt:2", {"convolve", photo(), out, "--kernel", k_ragged}},
+        {2, "even.txt", {"convolve", photo(), out, "--kernel", k_even}},
+        {2, "neither a named kernel", {"convolve", photo(), out, "--kernel", "nope"}},
+        {2, "unknown command", {"frobnicate", photo(), out}},
+        {2, "expected IN and OUT", {"blur", photo()}},
+        {2, "blur:sigma=-1", {"run", photo(), out, "blur:sigma=-1"}},
+        {2, "--backend", {"--backend", "tpu", "blur", photo(), out}},
+        {2, "--sigma", {"blur", photo(), out, "--sigma"}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *argv[12] = {tu_bin()};
+        int n = 1;
+        for (int k = 0; cases[i].args[k]; k++)
+            argv[n++] = cases[i].args[k];
+        argv[n] = NULL;
+        char *err;
+        int rc = tu_run(argv, NULL, NULL, &err);
+        ck_assert_msg(rc == cases[i].code, "case %zu (%s %s): exit %d, expected %d; stderr: %s", i,
+                      cases[i].args[0], cases[i].needle, rc, cases[i].code, err);
+        ck_assert_msg(one_line(err) && strstr(err, cases[i].needle),
+                      "case %zu: stderr should be one 'gpuimg: ' line naming '%s': %s", i,
+                      cases[i].needle, err);
+        ck_assert_msg(tu_count_entries(out_dir) == 0, "case %zu left a file in the output folder",
+                      i);
+        free(err);
+    }
+}
+END_TEST
+
+START_TEST(never_overwrites_input)
+{
+    const char *dir = tu_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/in.png", dir);
+    size_t len;
+    char *before = tu_read_file(photo(), &len);
+    tu_write_file(path, before, len);
+    char *err;
+    ck_assert_int_eq(RUN(NULL, &err, "blur", path, path), 2);
+    ck_assert_ptr_nonnull(strstr(err, "overwrite"));
+    free(err);
+    size_t len2;
+    char *after = tu_read_file(path, &len2);
+    ck_assert_uint_eq(len, len2);
+    ck_assert_mem_eq(before, after, len);
+    free(before);
+    free(after);
+}
+END_TEST
+
+START_TEST(backend_choice)
+{
+    char why[256], *err;
+    const char *dir = tu_tmpdir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    int cuda = gpuimg_backend_probe("cuda", 0, why, sizeof why) == GPUIMG_OK;
+    int rc = RUN(NULL, &err, "--backend", "cuda", "invert", photo(), out);
+    if (cuda) {
+        ck_assert_int_eq(rc, 0);
+    } else {
+        ck_assert_int_eq(rc, 4);
+        ck_assert_msg(one_line(err) && strstr(err, "cuda"), "%s", err);
+        ck_assert_int_eq(tu_count_entries(dir), 0);
+    }
+    free(err);
+    /* auto falls back with one notice, which --quiet silences */
+    rc = RUN(NULL, &err, "--backend", "auto", "invert", photo(), out);
+    ck_assert_int_eq(rc, 0);
+    if (!cuda)
+        ck_assert_msg(one_line(err) && strstr(err, "using the CPU"), "%s", err);
+    free(err);
+    ck_assert_int_eq(RUN(NULL, &err, "--quiet", "invert", photo(), out), 0);
+    if (!cuda)
+        ck_assert_str_eq(err, "");
+    free(err);
+    /* --time reports every stage */
+    ck_assert_int_eq(RUN(NULL, &err, "--backend", "cpu", "--time", "invert", photo(), out), 0);
+    ck_assert_msg(strstr(err, "decode") && strstr(err, "kernels") && strstr(err, "encode"), "%s",
+                  err);
+    free(err);
+}
+END_TEST
+
+START_TEST(compare_exit_codes)
+{
+    const char *a = photo(), *noisy = tu_golden("inputs/photo_257x131_rgb_noisy.png");
+    const char *small = tu_golden("inputs/rand_31x29_rgb.png");
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, a), 0);
+    ck_assert_ptr_nonnull(strstr(out, "identical"));
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, noisy), 1);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, noisy, "--max-diff", "255"), 0);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, noisy, "--min-psnr", "90"), 1);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, noisy, "--max-differing", "100%"), 0);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, small), 1);
+    ck_assert_ptr_nonnull(strstr(out, "size differs"));
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "compare", a, noisy, "--json"), 1);
+    double v[2];
+    ck_assert_int_eq(tu_json_numbers(out, "max_diff", v, 2), 1);
+    ck_assert_double_gt(v[0], 0);
+    ck_assert_ptr_nonnull(strstr(out, "\"pass\": false"));
+    free(out);
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, "--fuzz", "300", noisy), 2);
+    ck_assert_ptr_nonnull(strstr(err, "--fuzz"));
+    free(out);
+    free(err);
+    /* --diff writes a picture the size of A */
+    const char *dir = tu_tmpdir();
+    char diff[512];
+    snprintf(diff, sizeof diff, "%s/diff.png", dir);
+    ck_assert_int_eq(RUN(NULL, NULL, "compare", a, noisy, "--diff", diff), 1);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_load(ctx, diff, &img);
+    ck_assert_int_eq(img.width, 257);
+    ck_assert_int_eq(img.channels, 3);
+    int red = 0;
+    for (size_t i = 0; i < (size_t)img.width * img.height; i++)
+        red += img.data[3 * i] == 255 && img.data[3 * i + 1] == 0;
+    ck_assert_int_gt(red, 0);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(reports)
+{
+    const char *dir = tu_tmpdir();
+    char plot[512], *out;
+    snprintf(plot, sizeof plot, "%s/hist.png", dir);
+    ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--json", "--plot", plot), 0);
+    double counts[800];
+    ck_assert_int_eq(tu_json_numbers(out, "counts", counts, 800), 768);
+    double total = 0;
+    for (int i = 0; i < 256; i++)
+        total += counts[i];
+    ck_assert_double_eq(total, 257 * 131);
+    free(out);
+    struct stat sb;
+    ck_assert_int_eq(stat(plot, &sb), 0);
+    ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--csv"), 0);
+    ck_assert_int_eq(strncmp(out, "value,R,G,B\n0,", 14), 0);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--csv", "--json"), 2);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "stats", photo(), "--json"), 0);
+    double mean[3];
+    ck_assert_int_eq(tu_json_numbers(out, "mean", mean, 3), 3);
+    free(out);
+    ck_assert_int_eq(RUN(&out, NULL, "stats", tu_golden("inputs/rand_31x29_ga.png")), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\nY "));
+    ck_assert_ptr_nonnull(strstr(out, "\nA "));
+    free(out);
+}
+END_TEST
+
+Suite *cli_suite(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cli");
+    tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, command_equals_run_step);
+    tcase_add_test(tc, errors_and_no_partial_output);
+    tcase_add_test(tc, never_overwrites_input);
+    tcase_add_test(tc, backend_choice);
+    tcase_add_test(tc, compare_exit_codes);
+    tcase_add_test(tc, reports);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    return s;
+}

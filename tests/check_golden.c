@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/* The golden suite: every case of tests/golden/manifest.tsv (made by
+ * make_golden.py, an independent float64 NumPy/SciPy reference) run through
+ * the backend seam and compared at SPEC's tolerance. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+typedef struct golden_case {
+    char id[64], input[256], step[512], expected[256], tol[16];
+} golden_case;
+
+static golden_case *cases;
+static int ncases;
+
+/* Runs while the suites are built, outside any test: problems are printed
+ * and leave the loop empty, which the count test below turns into a failure. */
+static void load_manifest(void)
+{
+    char *text = tu_read_file(tu_golden("manifest.tsv"), NULL);
+    if (!text) {
+        fprintf(stderr, "cannot read %s\n", tu_golden("manifest.tsv"));
+        return;
+    }
+    int cap = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (line[0] == '#' || !line[0])
+            continue;
+        if (ncases == cap) {
+            cap = cap ? cap * 2 : 256;
+            golden_case *bigger = realloc(cases, (size_t)cap * sizeof *cases);
+            if (!bigger)
+                break;
+            cases = bigger;
+        }
+        golden_case *c = &cases[ncases];
+        int got = sscanf(line, "%63[^\t]\t%255[^\t]\t%511[^\t]\t%255[^\t]\t%15s", c->id, c->input,
+                         c->step, c->expected, c->tol);
+        if (got != 5) {
+            fprintf(stderr, "malformed manifest line: %s\n", line);
+            ncases = 0;
+            break;
+        }
+        ncases++;
+    }
+    free(text);
+}
+
+static int golden_case_count(void)
+{
+    if (!cases)
+        load_manifest();
+    return ncases;
+}
+
+/* Rewrites relative file names inside a step (kernel=, with=) under tests/golden. */
+static void resolve_paths(const char *step, char *out, size_t len)
+{
+    const char *k = strstr(step, "kernel=kernels/");
+    if (!k) {
+        snprintf(out, len, "%s", step);
+        return;
+    }
+    snprintf(out, len, "%.*skernel=%s", (int)(k - step), step, tu_golden(k + strlen("kernel=")));
+}
+
+static int close_enough(double got, double want, double tol)
+{
+    if (isnan(want))
+        return isnan(got);
+    return fabs(got - want) <= tol * fmax(1.0, fabs(want));
+}
+
+static void check_json_key(const char *id, const char *key, const double *got, int n,
+                           const char *json, double tol)
+{
+    double want[1024];
+    int m = tu_json_numbers(json, key, want, 1024);
+    ck_assert_msg(m == n, "%s: %s has %d values, expected %d", id, key, n, m);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(close_enough(got[i], want[i], tol), "%s: %s[%d] = %.12g, expected %.12g",
+                      id, key, i, got[i], want[i]);
+}
+
+static void run_histogram(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *in,
+                          const char *json)
+{
+    gpuimg_histogram h;
+    ck_assert_int_eq(gpuimg_histogram_compute(ctx, in, &h), GPUIMG_OK);
+    double got[1024];
+    for (int c = 0; c < h.channels; c++)
+        for (int v = 0; v < 256; v++)
+            got[c * 256 + v] = (double)h.counts[c][v];
+    check_json_key(gc->id, "counts", got, h.channels * 256, json, 0);
+}
+
+static void run_stats(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *in,
+                      const char *json)
+{
+    gpuimg_stats s;
+    ck_assert_int_eq(gpuimg_stats_compute(ctx, in, &s), GPUIMG_OK);
+    double v[5][4];
+    for (int c = 0; c < s.channels; c++) {
+        v[0][c] = s.min[c];
+        v[1][c] = s.max[c];
+        v[2][c] = s.mean[c];
+        v[3][c] = s.stddev[c];
+        v[4][c] = s.median[c];
+    }
+    const char *keys[] = {"min", "max", "mean", "stddev", "median"};
+    for (int k = 0; k < 5; k++) /* exact sums: only the last bits of a double may move */
+        check_json_key(gc->id, keys[k], v[k], s.channels, json, 1e-12);
+}
+
+static void run_compare(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *a,
+                        const char *json)
+{
+    char with[256] = "";
+    int fuzz = 0;
+    const char *w = strstr(gc->step, "with="), *f = strstr(gc->step, "fuzz=");
+    ck_assert_ptr_nonnull(w);
+    sscanf(w + 5, "%255[^,]", with);
+    if (f)
+        fuzz = atoi(f + 5);
+    gpuimg_image b;
+    tu_load(ctx, tu_golden(with), &b);
+    gpuimg_compare_result r;
+    ck_assert_int_eq(gpuimg_compare(ctx, a, &b, fuzz, &r, NULL), GPUIMG_OK);
+    ck_assert(!r.size_differs);
+    double ints[2] = {r.max_diff, (double)r.differing};
+    check_json_key(gc->id, "max_diff", &ints[0], 1, json, 0);
+    check_json_key(gc->id, "differing", &ints[1], 1, json, 0);
+    check_json_key(gc->id, "mae", &r.mae, 1, json, 1e-9);
+    check_json_key(gc->id, "rmse", &r.rmse, 1, json, 1e-9);
+    double psnr = r.identical ? NAN : r.psnr, ssim = r.has_ssim ? r.ssim : NAN;
+    check_json_key(gc->id, "psnr", &psnr, 1, json, 1e-9);
+    /* SSIM: sums of many float products; 1e-6 leaves room for a GPU's float. */
+    check_json_key(gc->id, "ssim", &ssim, 1, json, 1e-6);
+    gpuimg_image_free(&b);
+}
+
+START_TEST(golden)
+{
+    const golden_case *gc = &cases[_i];
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image in;
+    tu_load(ctx, tu_golden(gc->input), &in);
+    if (strstr(gc->expected, ".json")) {
+        char *json = tu_read_file(tu_golden(gc->expected), NULL);
+        ck_assert_msg(json != NULL, "%s: cannot read %s", gc->id, gc->expected);
+        if (strncmp(gc->step, "histogram", 9) == 0)
+            run_histogram(ctx, gc, &in, json);
+        else if (strncmp(gc->step, "stats", 5) == 0)
+            run_stats(ctx, gc, &in, json);
+        else
+            run_compare(ctx, gc, &in, json);
+        free(json);
+    } else {
+        char step[1024], err[512];
+        resolve_paths(gc->step, step, sizeof step);
+        gpuimg_image want;
+        tu_load(ctx, tu_golden(gc->expected), &want);
+        /* Two poisons, so that a pixel the kernel never writes cannot pass by
+         * happening to hold the expected value. */
+        for (int poison = 0; poison <= 255; poison += 255) {
+            gpuimg_image got;
+            char msg[256];
+            gpuimg_status st = tu_apply(ctx, step, &in, poison, &got, err, sizeof err);
+            ck_assert_msg(st == GPUIMG_OK, "%s (%s): %s", gc->id, step, err);
+            ck_assert_msg(tu_images_agree(&got, &want, strcmp(gc->tol, "exact") == 0, msg,
+                                          sizeof msg),
+                          "%s (%s on %s, %s backend): %s", gc->id, gc->step, gc->input,
+                          tu_backend_name(), msg);
+            gpuimg_image_free(&got);
+        }
+        gpuimg_image_free(&want);
+    }
+    gpuimg_image_free(&in);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(manifest_present)
+{
+    ck_assert_msg(ncases >= 100, "only %d golden cases in %s", ncases, tu_golden("manifest.tsv"));
+}
+END_TEST
+
+Suite *golden_suite(void)
+{
+    Suite *s = suite_create("golden");
+    TCase *tc = tcase_create("manifest");
+    tcase_add_test(tc, manifest_present);
+    tcase_add_loop_test(tc, golden, 0, golden_case_count());
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/* Image I/O: round trips through every written format, 16-bit reduction,
+ * and every kind of bad input mapped to its status before any pixel is
+ * trusted; failed writes leave nothing behind. */
+#define _GNU_SOURCE /* memmem */
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+static void save_ok(gpuimg_ctx *ctx, const char *path, const gpuimg_image *img)
+{
+    gpuimg_status st = gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, img);
+    ck_assert_msg(st == GPUIMG_OK, "%s: %s", path, gpuimg_ctx_error(ctx));
+}
+
+START_TEST(round_trip_lossless)
+{
+    static const struct {
+        const char *ext;
+        int channels[4];
+    } formats[] = {{"png", {1, 2, 3, 4}}, {"tga", {1, 2, 3, 4}}, {"bmp", {3, 4, 0, 0}},
+                   {"ppm", {3, 0, 0, 0}}, {"pgm", {1, 0, 0, 0}}};
+    const char *dir = tu_tmpdir();
+    gpuimg_ctx *ctx = tu_ctx();
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)
+        for (int k = 0; k < 4 && formats[f].channels[k]; k++) {
+            int c = formats[f].channels[k];
+            gpuimg_image in, back;
+            tu_random_image(&in, 33, 17, c, (unsigned)(f * 4 + k));
+            char path[512], msg[256];
+            snprintf(path, sizeof path, "%s/rt%d.%s", dir, c, formats[f].ext);
+            save_ok(ctx, path, &in);
+            tu_load(ctx, path, &back);
+            ck_assert_msg(tu_images_agree(&back, &in, 1, msg, sizeof msg), "%s: %s", path, msg);
+            gpuimg_image_free(&in);
+            gpuimg_image_free(&back);
+        }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(round_trip_jpeg)
+{
+    const char *dir = tu_tmpdir();
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    cfg.backend = "cpu";
+    cfg.jpeg_quality = 95;
+    gpuimg_ctx *ctx;
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
+    gpuimg_image in, back;
+    tu_load(ctx, tu_golden("inputs/photo_257x131_rgb.png"), &in);
+    char path[512];
+    snprintf(path, sizeof path, "%s/photo.jpg", dir);
+    save_ok(ctx, path, &in);
+    tu_load(ctx, path, &back);
+    ck_assert_int_eq(back.width, in.width);
+    ck_assert_int_eq(back.channels, 3);
+    double err = 0;
+    for (size_t i = 0; i < (size_t)in.width * in.height * 3; i++)
+        err += abs((int)back.data[i] - (int)in.data[i]);
+    err /= (double)in.width * in.height * 3;
+    ck_assert_msg(err < 3.0, "JPEG q95 mean error %.2f", err);
+    gpuimg_image_free(&in);
+    gpuimg_image_free(&back);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+static void write_png16(const char *path, int w, int h)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    png_init_io(png, f);
+    png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 16, PNG_COLOR_TYPE_GRAY,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    uint8_t *row = malloc((size_t)w * 2);
+    for (int y = 0; y < h; y++) {
+        for (int x = 0; x < w; x++) { /* big-endian 16-bit samples */
+            unsigned v = (unsigned)(x * 65535 / (w - 1));
+            row[2 * x] = (uint8_t)(v >> 8);
+            row[2 * x + 1] = (uint8_t)v;
+        }
+        png_write_row(png, row);
+    }
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    free(row);
+    fclose(f);
+}
+
+static int warnings;
+static void count_warning(void *user, const char *msg)
+{
+    (void)user;
+    ck_assert_ptr_nonnull(strstr(msg, "16-bit"));
+    warnings++;
+}
+
+START_TEST(png16_reduced_with_warning)
+{
+    const char *dir = tu_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/deep.png", dir);
+    write_png16(path, 300, 2);
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    cfg.backend = "cpu";
+    cfg.warn = count_warning;
+    gpuimg_ctx *ctx;
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
+    gpuimg_image img;
+    tu_load(ctx, path, &img);
+    ck_assert_int_eq(warnings, 1);
+    ck_assert_int_eq(img.channels, 1);
+    for (int x = 0; x < 300; x++) { /* rounded, not truncated, to 8 bits */
+        unsigned v = (unsigned)(x * 65535 / 299);
+        ck_assert_int_eq(img.data[x], (int)((v * 255u + 32767u) / 65535u));
+    }
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A PNG of one IHDR claiming w x h, with valid CRCs, and nothing else. */
+static size_t png_header_only(uint8_t *buf, uint32_t w, uint32_t h)
+{
+    static const uint8_t sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
+    uint8_t chunk[25] = {0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    for (int i = 0; i < 4; i++) {
+        chunk[8 + i] = (uint8_t)(w >> (24 - 8 * i));
+        chunk[12 + i] = (uint8_t)(h >> (24 - 8 * i));
+    }
+    chunk[16] = 8; /* depth */
+    chunk[17] = 2; /* RGB */
+    uLong crc = crc32(0, chunk + 4, 17);
+    for (int i = 0; i < 4; i++)
+        chunk[21 + i] = (uint8_t)(crc >> (24 - 8 * i));
+    memcpy(buf, sig, 8);
+    memcpy(buf + 8, chunk, 25);
+    return 33;
+}
+
+/* Makes the kinds of bad input of the issue; shared with the CLI suite. */
+void make_bad_inputs(const char *dir)
+{
+    char path[512];
+    size_t len;
+    char *png = tu_read_file(tu_golden("inputs/photo_257x131_rgb.png"), &len);
+    ck_assert_ptr_nonnull(png);
+    snprintf(path, sizeof path, "%s/empty.png", dir);
+    tu_write_file(path, "", 0);
+    snprintf(path, sizeof path, "%s/truncated.png", dir);
+    tu_write_file(path, png, len / 2);
+    /* IHDR's CRC (bytes 29-32) altered: the data is fine, the CRC is not */
+    png[30] ^= 0x55;
+    snprintf(path, sizeof path, "%s/badcrc.png", dir);
+    tu_write_file(path, png, len);
+    png[30] ^= 0x55;
+    /* compressed pixel data altered: the deflate stream breaks */
+    char *idat = memmem(png, len, "IDAT", 4);
+    ck_assert_ptr_nonnull(idat);
+    idat[20] ^= 0x55;
+    snprintf(path, sizeof path, "%s/damaged.png", dir);
+    tu_write_file(path, png, len);
+    free(png);
+
+    uint8_t noise[4096];
+    unsigned x = 12345;
+    for (size_t i = 0; i < sizeof noise; i++) {
+        x = x * 1103515245u + 12345u;
+        noise[i] = (uint8_t)(x >> 16);
+    }
+    snprintf(path, sizeof path, "%s/noise.png", dir);
+    tu_write_file(path, noise, sizeof noise);
+    uint8_t huge[64];
+    snprintf(path, sizeof path, "%s/huge.png", dir);
+    tu_write_file(path, huge, png_header_only(huge, 100000, 100000));
+
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_load(ctx, tu_golden("inputs/photo_257x131_rgb.png"), &img);
+    snprintf(path, sizeof path, "%s/good.jpg", dir);
+    save_ok(ctx, path, &img);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+    char *jpg = tu_read_file(path, &len);
+    snprintf(path, sizeof path, "%s/truncated.jpg", dir);
+    tu_write_file(path, jpg, len * 6 / 10);
+    free(jpg);
+    snprintf(path, sizeof path, "%s/folder.png", dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+START_TEST(bad_inputs)
+{
+    static const struct {
+        const char *name;
+        gpuimg_status st;
+        const char *needle;
+    } cases[] = {
+        {"empty.png", GPUIMG_ERR_DECODE, "empty file"},
+        {"truncated.png", GPUIMG_ERR_DECODE, "truncated PNG"},
+        {"badcrc.png", GPUIMG_ERR_DECODE, "CRC"},
+        {"damaged.png", GPUIMG_ERR_DECODE, "damaged PNG"},
+        {"noise.png", GPUIMG_ERR_DECODE, "not a supported image"},
+        {"huge.png", GPUIMG_ERR_TOO_LARGE, "100000x100000"},
+        {"truncated.jpg", GPUIMG_ERR_DECODE, "truncated JPEG"},
+        {"folder.png", GPUIMG_ERR_IO, "is a directory"},
+        {"missing.png", GPUIMG_ERR_IO, "No such file"},
+    };
+    const char *dir = tu_tmpdir();
+    make_bad_inputs(dir);
+    gpuimg_ctx *ctx = tu_ctx();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, cases[i].name);
+        gpuimg_image img;
+        gpuimg_status st = gpuimg_load(ctx, path, &img);
+        ck_assert_msg(st == cases[i].st, "%s: status %s, expected %s", cases[i].name,
+                      gpuimg_strerror(st), gpuimg_strerror(cases[i].st));
+        ck_assert_msg(strstr(gpuimg_ctx_error(ctx), cases[i].needle) &&
+                          strstr(gpuimg_ctx_error(ctx), cases[i].name),
+                      "%s: message '%s' lacks '%s' or the file name", cases[i].name,
+                      gpuimg_ctx_error(ctx), cases[i].needle);
+        ck_assert_ptr_null(img.data);
+    }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(max_pixels)
+{
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    cfg.backend = "cpu";
+    cfg.max_pixels = 257 * 131 - 1;
+    gpuimg_ctx *ctx;
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
+    gpuimg_image img;
+    ck_assert_int_eq(gpuimg_load(ctx, tu_golden("inputs/photo_257x131_rgb.png"), &img),
+                     GPUIMG_ERR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "--max-pixels"));
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(failed_saves_leave_nothing)
+{
+    const char *dir = tu_tmpdir();
+    char path[512], blocker[512];
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_random_image(&img, 8, 8, 3, 1);
+
+    snprintf(path, sizeof path, "%s/out.gif", dir);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_ERR_FORMAT);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "png, jpg"));
+
+    snprintf(path, sizeof path, "%s/no/such/folder/out.png", dir);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_ERR_IO);
+
+    /* a parent that is a regular file: unwritable even for root */
+    snprintf(blocker, sizeof blocker, "%s/file", dir);
+    tu_write_file(blocker, "x", 1);
+    snprintf(path, sizeof path, "%s/file/out.png", dir);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_ERR_IO);
+
+    snprintf(path, sizeof path, "%s/sub.png", dir);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_ERR_IO);
+
+    ck_assert_int_eq(tu_count_entries(dir), 2); /* "file" and "sub.png" only */
+    ck_assert_int_eq(tu_count_entries(path), 0);
+
+    /* an existing file is replaced whole, with ordinary permissions */
+    snprintf(path, sizeof path, "%s/keep.png", dir);
+    tu_write_file(path, "old", 3);
+    save_ok(ctx, path, &img);
+    struct stat sb;
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_gt(sb.st_size, 3);
+    ck_assert_int_ne(sb.st_mode & 0044, 0);
+    ck_assert_int_eq(tu_count_entries(dir), 3);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+START_TEST(format_names)
+{
+    ck_assert_int_eq(gpuimg_format_from_path("a/b.PNG"), GPUIMG_FORMAT_PNG);
+    ck_assert_int_eq(gpuimg_format_from_path("x.jpeg"), GPUIMG_FORMAT_JPEG);
+    ck_assert_int_eq(gpuimg_format_from_name("jpg"), GPUIMG_FORMAT_JPEG);
+    ck_assert_int_eq(gpuimg_format_from_path("x.pgm"), GPUIMG_FORMAT_PGM);
+    ck_assert_int_eq(gpuimg_format_from_path("x.tif"), GPUIMG_FORMAT_NONE);
+    ck_assert_int_eq(gpuimg_format_from_path("dir.png/x"), GPUIMG_FORMAT_NONE);
+    ck_assert_int_eq(gpuimg_format_from_path("png"), GPUIMG_FORMAT_NONE);
+    ck_assert_int_eq(gpuimg_format_from_name("x.png"), GPUIMG_FORMAT_NONE);
+}
+END_TEST
+
+Suite *io_suite(void)
+{
+    Suite *s = suite_create("io");
+    TCase *tc = tcase_create("io");
+    tcase_add_test(tc, round_trip_lossless);
+    tcase_add_test(tc, round_trip_jpeg);
+    tcase_add_test(tc, png16_reduced_with_warning);
+    tcase_add_test(tc, bad_inputs);
+    tcase_add_test(tc, max_pixels);
+    tcase_add_test(tc, failed_saves_leave_nothing);
+    tcase_add_test(tc, format_names);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the Check suites: the backend under test (GPUIMG_BACKEND,
+ * default cpu), running one step through the seam with poisoned outputs,
+ * image comparison at SPEC's tolerances, goldens, and running the program. */
+#ifndef GPUIMG_TESTUTIL_H
+#define GPUIMG_TESTUTIL_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include "gpuimg.h"
+
+/* A context on the backend under test; the tests' failures abort via Check. */
+gpuimg_ctx *tu_ctx(void);
+const char *tu_backend_name(void);
+
+/* Runs one step (STEP syntax) through the seam: upload, the op into planes
+ * poisoned with `poison`, download. Returns the status; err gets the detail. */
+gpuimg_status tu_apply(gpuimg_ctx *ctx, const char *step, const gpuimg_image *in, int poison,
+                       gpuimg_image *out, char *err, size_t errlen);
+
+/* Compares got with want. exact: every byte equal. Otherwise SPEC §4: no
+ * value off by more than 1, and at most 0.1% of values off by 1. Returns 1
+ * when they agree; else describes the first mismatch in msg. */
+int tu_images_agree(const gpuimg_image *got, const gpuimg_image *want, int exact, char *msg,
+                    size_t len);
+
+/* A seeded random image, or one filled with a pattern. */
+void tu_random_image(gpuimg_image *img, int w, int h, int c, unsigned seed);
+
+/* Path under tests/golden (GPUIMG_GOLDEN), in a static buffer per call slot. */
+const char *tu_golden(const char *rel);
+/* The program under test (GPUIMG_BIN). */
+const char *tu_bin(void);
+/* Loads an image or fails the test. */
+void tu_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *img);
+
+/* Numbers of a JSON value "key": a number, null (NaN) or an array, nested
+ * arrays flattened. Returns the count, or -1 when the key is missing. */
+int tu_json_numbers(const char *json, const char *key, double *out, int max);
+/* Reads a whole file into a NUL-terminated malloc'ed buffer (NULL on failure). */
+char *tu_read_file(const char *path, size_t *len);
+void tu_write_file(const char *path, const void *data, size_t len);
+
+/* A fresh temporary folder for the current test. */
+const char *tu_tmpdir(void);
+/* Runs args (NULL-terminated; args[0] a path) with stdin from in_path
+ * (NULL: /dev/null); captures stdout and stderr (either may be NULL).
+ * Returns the exit code (or 128 + signal). */
+int tu_run(const char *const *args, const char *in_path, char **out, char **err);
+/* Number of entries in a folder other than . and .. */
+int tu_count_entries(const char *dir);
+
+#endif
