@@ -74,7 +74,7 @@ const char *gpuimg_format_list(void);
 typedef enum gpuimg_stage {
     GPUIMG_STAGE_INIT = 0, /* backend initialisation (CUDA context) */
     GPUIMG_STAGE_DECODE,
-    GPUIMG_STAGE_UPLOAD,   /* includes interleaved -> planes */
+    GPUIMG_STAGE_UPLOAD, /* includes interleaved -> planes */
     GPUIMG_STAGE_KERNELS,
     GPUIMG_STAGE_DOWNLOAD, /* includes planes -> interleaved */
     GPUIMG_STAGE_ENCODE,
@@ -113,8 +113,8 @@ void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT]);
 /* Decoding. path "-" reads standard input. Size limits are checked from the
  * header before any pixel is decoded. */
 gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out);
-gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
-                                 const char *name, gpuimg_image *out);
+gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
+                                 gpuimg_image *out);
 
 /* Encoding. path "-" writes standard output. format NONE means "from the
  * extension". A file is written atomically: a temporary file in the target
@@ -145,8 +145,8 @@ typedef enum gpuimg_param_type {
 typedef struct gpuimg_param_info {
     const char *name; /* --name on the command line, name= in a STEP */
     gpuimg_param_type type;
-    double min, max;  /* FLOAT and INT: inclusive range... */
-    int min_exclusive; /* ...except min when set */
+    double min, max;            /* FLOAT and INT: inclusive range... */
+    int min_exclusive;          /* ...except min when set */
     const char *const *choices; /* CHOICE: NULL-terminated */
     double default_value;       /* FLOAT, INT; CHOICE: index into choices */
     const char *default_text;   /* for --help; NULL when there is no default */
@@ -197,7 +197,7 @@ gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, gpuimg_image *out
 
 typedef struct gpuimg_stats {
     int channels;
-    uint64_t count;                  /* pixels */
+    uint64_t count; /* pixels */
     uint8_t min[4], max[4], median[4];
     uint64_t sum[4], sum_squares[4]; /* exact */
     double mean[4], stddev[4];       /* population standard deviation */
@@ -210,11 +210,11 @@ typedef struct gpuimg_compare_result {
     int max_diff;
     uint64_t differing; /* pixels with a channel differing by more than fuzz */
     double mae, rmse;
-    double psnr;        /* valid when !identical */
+    double psnr; /* valid when !identical */
     int identical;
-    double ssim;        /* valid when has_ssim (both sides >= 11) */
+    double ssim; /* valid when has_ssim (both sides >= 11) */
     int has_ssim;
-    int size_differs;   /* set (and nothing else) when the sizes differ */
+    int size_differs; /* set (and nothing else) when the sizes differ */
 } gpuimg_compare_result;
 
 /* Compares a and b after widening both to a common channel layout. When diff

@@ -23,7 +23,7 @@ typedef struct gpuimg_planes {
 
 /* A 2-D convolution kernel, already flipped if --flip was given. */
 typedef struct gpuimg_conv {
-    int width, height; /* odd, 1..63 */
+    int width, height;    /* odd, 1..63 */
     const float *weights; /* row-major, height rows of width */
     float scale, bias;
     int absolute;

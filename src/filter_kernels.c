@@ -21,7 +21,10 @@ static const struct {
     {"identity", 1, {0, 0, 0, 0, 1, 0, 0, 0, 0}, 3},
     {"box3", 9, {1, 1, 1, 1, 1, 1, 1, 1, 1}, 3},
     {"gaussian3", 16, {1, 2, 1, 2, 4, 2, 1, 2, 1}, 3},
-    {"gaussian5", 256, {1, 4, 6, 4, 1, 4, 16, 24, 16, 4, 6, 24, 36, 24, 6, 4, 16, 24, 16, 4, 1, 4, 6, 4, 1}, 5},
+    {"gaussian5",
+     256,
+     {1, 4, 6, 4, 1, 4, 16, 24, 16, 4, 6, 24, 36, 24, 6, 4, 16, 24, 16, 4, 1, 4, 6, 4, 1},
+     5},
     {"sharpen", 1, {0, -1, 0, -1, 5, -1, 0, -1, 0}, 3},
     {"laplacian", 1, {0, 1, 0, 1, -4, 1, 0, 1, 0}, 3},
     {"edge", 1, {-1, -1, -1, -1, 8, -1, -1, -1, -1}, 3},
@@ -39,8 +42,8 @@ static gpuimg_status read_text(gpuimg_ctx *ctx, const char *path, char **text)
     FILE *f = fopen(path, "rb");
     if (!f)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                            "kernel: '%s' is neither a named kernel nor a readable file (%s)",
-                            path, strerror(errno));
+                            "kernel: '%s' is neither a named kernel nor a readable file (%s)", path,
+                            strerror(errno));
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > MAX_FILE_BYTES) {
         fclose(f);
@@ -90,7 +93,8 @@ static gpuimg_status parse_file(gpuimg_ctx *ctx, const char *path, float **weigh
             *hash = '\0';
         int n = 0;
         char *save = NULL;
-        for (char *tok = strtok_r(line, " \t\r,", &save); tok; tok = strtok_r(NULL, " \t\r,", &save)) {
+        for (char *tok = strtok_r(line, " \t\r,", &save); tok;
+             tok = strtok_r(NULL, " \t\r,", &save)) {
             char *end;
             errno = 0;
             double v = strtod(tok, &end);
@@ -111,8 +115,8 @@ static gpuimg_status parse_file(gpuimg_ctx *ctx, const char *path, float **weigh
             continue;
         if (rows > 0 && n != cols)
             st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                              "kernel: %s:%d: row has %d values where the first row has %d",
-                              path, line_no, n, cols);
+                              "kernel: %s:%d: row has %d values where the first row has %d", path,
+                              line_no, n, cols);
         cols = n;
         rows++;
     }

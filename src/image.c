@@ -44,8 +44,7 @@ void gpuimg_image_free(gpuimg_image *img)
     memset(img, 0, sizeof *img);
 }
 
-gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha,
-                                  gpuimg_image *dst)
+gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha, gpuimg_image *dst)
 {
     int src_color = src->channels >= 3, src_alpha = src->channels % 2 == 0;
     int out_c = (color ? 3 : 1) + (alpha ? 1 : 0);

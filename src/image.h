@@ -6,7 +6,6 @@
 
 /* Copies src into dst with colour (gray replicated into R, G, B) and/or alpha
  * (255 where src has none) as asked; src must not have more than asked. */
-gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha,
-                                  gpuimg_image *dst);
+gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha, gpuimg_image *dst);
 
 #endif

@@ -44,12 +44,10 @@ const char *gpuimg_format_list(void)
     return "png, jpg, jpeg, bmp, tga, ppm, pgm";
 }
 
-gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width,
-                                 uint64_t height)
+gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width, uint64_t height)
 {
     if (width == 0 || height == 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (zero size)",
-                            name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (zero size)", name);
     if (width > GPUIMG_MAX_SIDE || height > GPUIMG_MAX_SIDE)
         return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
                             "%s: image too large (%llux%llu; a side may be at most %d pixels)",
@@ -96,17 +94,15 @@ static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, uin
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
-                                 const char *name, gpuimg_image *out)
+gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
+                                 gpuimg_image *out)
 {
     memset(out, 0, sizeof *out);
     if (size == 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (empty file)",
-                            name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (empty file)", name);
     double t0 = gpuimg__now_ms();
-    gpuimg_status st = gpuimg__is_png(data, size)
-                           ? gpuimg__decode_png(ctx, data, size, name, out)
-                           : gpuimg__decode_stb(ctx, data, size, name, out);
+    gpuimg_status st = gpuimg__is_png(data, size) ? gpuimg__decode_png(ctx, data, size, name, out)
+                                                  : gpuimg__decode_stb(ctx, data, size, name, out);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }
@@ -180,9 +176,8 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
     if (format == GPUIMG_FORMAT_NONE)
         format = is_stdout ? GPUIMG_FORMAT_PNG : gpuimg_format_from_path(path);
     if (format == GPUIMG_FORMAT_NONE)
-        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT,
-                            "%s: unsupported output format (supported: %s)", path,
-                            gpuimg_format_list());
+        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: unsupported output format (supported: %s)",
+                            path, gpuimg_format_list());
     if (!img->data || img->channels < 1 || img->channels > 4 ||
         gpuimg__image_bytes(img->width, img->height, img->channels) == 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: invalid image", name);
@@ -212,8 +207,8 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: path too long", path);
     int fd = mkstemp(tmp);
     if (fd < 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create a file in %s: %s", path,
-                            folder, strerror(errno));
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create a file in %s: %s", path, folder,
+                            strerror(errno));
     /* mkstemp creates 0600; give the output the usual permissions. */
     if (fchmod(fd, 0666 & ~current_umask()) != 0) {
         int e = errno;

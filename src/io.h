@@ -22,9 +22,9 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t si
 
 gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                                  const gpuimg_image *img);
-gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name,
-                                 gpuimg_format format, const gpuimg_image *img);
-gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name,
-                                 gpuimg_format format, const gpuimg_image *img);
+gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img);
+gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img);
 
 #endif

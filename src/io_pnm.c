@@ -6,8 +6,8 @@
 
 #include "io.h"
 
-gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name,
-                                 gpuimg_format format, const gpuimg_image *img)
+gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img)
 {
     int out_c = format == GPUIMG_FORMAT_PPM ? 3 : 1, in_c = img->channels;
     int color = in_c >= 3;
@@ -25,8 +25,8 @@ gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name,
                 d[1] = s[color ? 1 : 0];
                 d[2] = s[color ? 2 : 0];
             } else {
-                d[0] = color ? (uint8_t)((299 * s[0] + 587 * s[1] + 114 * s[2] + 500) / 1000)
-                             : s[0];
+                d[0] =
+                    color ? (uint8_t)((299 * s[0] + 587 * s[1] + 114 * s[2] + 500) / 1000) : s[0];
             }
         }
         ok = fwrite(row, 1, row_bytes, f) == row_bytes;

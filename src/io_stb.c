@@ -7,9 +7,9 @@
  * reach its end-of-image marker. */
 #include <limits.h>
 #include <stb_image.h>
-#include <string.h>
 #include <stb_image_write.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "io.h"
 
@@ -58,8 +58,7 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t si
                                  const char *name, gpuimg_image *out)
 {
     if (size > INT_MAX)
-        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image",
-                            name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image", name);
     int w, h, comp;
     if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp))
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name,
@@ -78,8 +77,8 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t si
                             stbi_failure_reason());
     if (comp < 1 || comp > 4) {
         stbi_image_free(pixels);
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%d channels)",
-                            name, comp);
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%d channels)", name,
+                            comp);
     }
     st = gpuimg_image_alloc(out, w, h, comp);
     if (st != GPUIMG_OK) {
@@ -103,8 +102,8 @@ static void write_cb(void *user, void *data, int size)
         s->failed = 1;
 }
 
-gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name,
-                                 gpuimg_format format, const gpuimg_image *img)
+gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img)
 {
     struct sink s = {f, 0};
     int ok = 0, w = img->width, h = img->height, c = img->channels;

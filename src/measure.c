@@ -60,9 +60,8 @@ static gpuimg_status diff_picture(const gpuimg_image *a, const gpuimg_image *b, 
     return GPUIMG_OK;
 }
 
-static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a,
-                                     const gpuimg_image *b, int fuzz, gpuimg_compare_result *out,
-                                     gpuimg_image *diff)
+static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,
+                                     int fuzz, gpuimg_compare_result *out, gpuimg_image *diff)
 {
     gpuimg_backend *be;
     gpuimg_planes pa, pb;
@@ -117,8 +116,8 @@ gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuim
 
 gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, gpuimg_image *out)
 {
-    static const uint8_t rgb_colors[4][3] = {{220, 40, 40}, {40, 170, 60}, {50, 90, 220},
-                                             {110, 110, 110}};
+    static const uint8_t rgb_colors[4][3] = {
+        {220, 40, 40}, {40, 170, 60}, {50, 90, 220}, {110, 110, 110}};
     static const uint8_t gray_colors[2][3] = {{60, 60, 60}, {150, 150, 150}};
     int cn = h->channels;
     int panel = PLOT_HEIGHT + PLOT_MARGIN;

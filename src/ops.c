@@ -10,15 +10,17 @@
 
 #include "ops.h"
 
-static const char *const border_names[] = {"reflect101", "reflect", "replicate", "wrap",
-                                           "constant", NULL};
+static const char *const border_names[] = {"reflect101", "reflect",  "replicate",
+                                           "wrap",       "constant", NULL};
 static const char *const angle_names[] = {"90", "180", "270", NULL};
 static const char *const axis_names[] = {"h", "v", NULL};
 
-#define BORDER_PARAM                                                                             \
-    {.name = "border", .type = GPUIMG_PARAM_CHOICE, .choices = border_names,                     \
-     .default_text = "reflect101", .metavar = "MODE",                                            \
-     .help = "reflect101, reflect, replicate, wrap or constant"}
+#define BORDER_PARAM                                                                               \
+    {                                                                                              \
+        .name = "border", .type = GPUIMG_PARAM_CHOICE, .choices = border_names,                    \
+        .default_text = "reflect101", .metavar = "MODE",                                           \
+        .help = "reflect101, reflect, replicate, wrap or constant"                                 \
+    }
 
 static void same_shape(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc)
 {
@@ -70,18 +72,28 @@ static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     return GPUIMG_OK;
 }
 
-static gpuimg_status blur_apply(gpuimg_backend *be, const gpuimg_step *s,
-                                const gpuimg_planes *src, gpuimg_planes *dst)
+static gpuimg_status blur_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                                gpuimg_planes *dst)
 {
     return be->ops->separable(be, src, dst, s->weights, s->radius, border_of(s, BLUR_BORDER));
 }
 
 static const gpuimg_param_info blur_params[] = {
-    {.name = "sigma", .type = GPUIMG_PARAM_FLOAT, .min = 0, .max = 200, .min_exclusive = 1,
-     .default_value = 2, .default_text = "2, or radius/3", .metavar = "S",
+    {.name = "sigma",
+     .type = GPUIMG_PARAM_FLOAT,
+     .min = 0,
+     .max = 200,
+     .min_exclusive = 1,
+     .default_value = 2,
+     .default_text = "2, or radius/3",
+     .metavar = "S",
      .help = "Gaussian standard deviation in pixels"},
-    {.name = "radius", .type = GPUIMG_PARAM_INT, .min = 1, .max = 1000,
-     .default_text = "max(1, ceil(3 sigma))", .metavar = "R",
+    {.name = "radius",
+     .type = GPUIMG_PARAM_INT,
+     .min = 1,
+     .max = 1000,
+     .default_text = "max(1, ceil(3 sigma))",
+     .metavar = "R",
      .help = "kernel radius: 2R+1 taps"},
     BORDER_PARAM,
 };
@@ -89,15 +101,20 @@ static const gpuimg_param_info blur_params[] = {
 /* ---- box ---- */
 enum { BOX_RADIUS, BOX_BORDER };
 
-static gpuimg_status box_apply(gpuimg_backend *be, const gpuimg_step *s,
-                               const gpuimg_planes *src, gpuimg_planes *dst)
+static gpuimg_status box_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                               gpuimg_planes *dst)
 {
     return be->ops->box(be, src, dst, (int)s->value[BOX_RADIUS], border_of(s, BOX_BORDER));
 }
 
 static const gpuimg_param_info box_params[] = {
-    {.name = "radius", .type = GPUIMG_PARAM_INT, .min = 1, .max = 1000, .required = 1,
-     .metavar = "R", .help = "the mean over a (2R+1) x (2R+1) window"},
+    {.name = "radius",
+     .type = GPUIMG_PARAM_INT,
+     .min = 1,
+     .max = 1000,
+     .required = 1,
+     .metavar = "R",
+     .help = "the mean over a (2R+1) x (2R+1) window"},
     BORDER_PARAM,
 };
 
@@ -138,24 +155,41 @@ static gpuimg_status convolve_apply(gpuimg_backend *be, const gpuimg_step *s,
 }
 
 static const gpuimg_param_info convolve_params[] = {
-    {.name = "kernel", .type = GPUIMG_PARAM_TEXT, .required = 1, .metavar = "NAME|FILE",
+    {.name = "kernel",
+     .type = GPUIMG_PARAM_TEXT,
+     .required = 1,
+     .metavar = "NAME|FILE",
      .help = "identity, box3, gaussian3, gaussian5, sharpen, laplacian, edge, emboss, "
              "sobel-x, sobel-y, prewitt-x, prewitt-y, or a kernel file"},
-    {.name = "normalize", .type = GPUIMG_PARAM_FLAG,
+    {.name = "normalize",
+     .type = GPUIMG_PARAM_FLAG,
      .help = "set the scale to 1/sum of the weights (when the sum is not 0; overrides --scale)"},
-    {.name = "scale", .type = GPUIMG_PARAM_FLOAT, .min = -1e6, .max = 1e6, .default_value = 1,
-     .default_text = "1", .metavar = "F", .help = "multiply the sum"},
-    {.name = "bias", .type = GPUIMG_PARAM_FLOAT, .min = -1e6, .max = 1e6, .default_value = 0,
-     .default_text = "0", .metavar = "F", .help = "add after scaling"},
+    {.name = "scale",
+     .type = GPUIMG_PARAM_FLOAT,
+     .min = -1e6,
+     .max = 1e6,
+     .default_value = 1,
+     .default_text = "1",
+     .metavar = "F",
+     .help = "multiply the sum"},
+    {.name = "bias",
+     .type = GPUIMG_PARAM_FLOAT,
+     .min = -1e6,
+     .max = 1e6,
+     .default_value = 0,
+     .default_text = "0",
+     .metavar = "F",
+     .help = "add after scaling"},
     {.name = "abs", .type = GPUIMG_PARAM_FLAG, .help = "take the absolute value before rounding"},
-    {.name = "flip", .type = GPUIMG_PARAM_FLAG,
+    {.name = "flip",
+     .type = GPUIMG_PARAM_FLAG,
      .help = "rotate the kernel by 180 degrees (true convolution)"},
     BORDER_PARAM,
 };
 
 /* ---- sobel ---- */
-static gpuimg_status sobel_apply(gpuimg_backend *be, const gpuimg_step *s,
-                                 const gpuimg_planes *src, gpuimg_planes *dst)
+static gpuimg_status sobel_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                                 gpuimg_planes *dst)
 {
     return be->ops->sobel(be, src, dst, border_of(s, 0));
 }
@@ -185,19 +219,27 @@ static gpuimg_status rotate_apply(gpuimg_backend *be, const gpuimg_step *s,
 }
 
 static const gpuimg_param_info rotate_params[] = {
-    {.name = "angle", .type = GPUIMG_PARAM_CHOICE, .choices = angle_names, .required = 1,
-     .metavar = "90|180|270", .help = "clockwise rotation in degrees"},
+    {.name = "angle",
+     .type = GPUIMG_PARAM_CHOICE,
+     .choices = angle_names,
+     .required = 1,
+     .metavar = "90|180|270",
+     .help = "clockwise rotation in degrees"},
 };
 
-static gpuimg_status flip_apply(gpuimg_backend *be, const gpuimg_step *s,
-                                const gpuimg_planes *src, gpuimg_planes *dst)
+static gpuimg_status flip_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                                gpuimg_planes *dst)
 {
     return be->ops->flip(be, src, dst, (int)s->value[0] == 0 ? GPUIMG_FLIP_H : GPUIMG_FLIP_V);
 }
 
 static const gpuimg_param_info flip_params[] = {
-    {.name = "axis", .type = GPUIMG_PARAM_CHOICE, .choices = axis_names, .required = 1,
-     .metavar = "h|v", .help = "h mirrors left-right, v mirrors top-bottom"},
+    {.name = "axis",
+     .type = GPUIMG_PARAM_CHOICE,
+     .choices = axis_names,
+     .required = 1,
+     .metavar = "h|v",
+     .help = "h mirrors left-right, v mirrors top-bottom"},
 };
 
 /* ---- values ---- */
@@ -233,25 +275,36 @@ static gpuimg_status equalize_apply(gpuimg_backend *be, const gpuimg_step *s,
 #define PARAMS(a) (int)(sizeof(a) / sizeof((a)[0])), a
 
 static const gpuimg__op ops[] = {
-    {{"blur", "separable Gaussian blur", PARAMS(blur_params)}, same_shape, blur_finish,
-     blur_apply},
+    {{"blur", "separable Gaussian blur", PARAMS(blur_params)}, same_shape, blur_finish, blur_apply},
     {{"box", "box (mean) blur", PARAMS(box_params)}, same_shape, NULL, box_apply},
     {{"convolve", "general 2-D convolution (kernel applied as written, like filter2D)",
       PARAMS(convolve_params)},
-     same_shape, convolve_finish, convolve_apply},
+     same_shape,
+     convolve_finish,
+     convolve_apply},
     {{"sobel", "gradient magnitude sqrt(gx^2 + gy^2) of the Sobel kernels",
       PARAMS(border_only_params)},
-     same_shape, NULL, sobel_apply},
+     same_shape,
+     NULL,
+     sobel_apply},
     {{"transpose", "swap rows and columns", 0, NULL}, swapped_shape, NULL, transpose_apply},
-    {{"rotate", "rotate by quarter turns, clockwise", PARAMS(rotate_params)}, rotate_shape, NULL,
+    {{"rotate", "rotate by quarter turns, clockwise", PARAMS(rotate_params)},
+     rotate_shape,
+     NULL,
      rotate_apply},
-    {{"flip", "mirror left-right (h) or top-bottom (v)", PARAMS(flip_params)}, same_shape, NULL,
+    {{"flip", "mirror left-right (h) or top-bottom (v)", PARAMS(flip_params)},
+     same_shape,
+     NULL,
      flip_apply},
-    {{"grayscale", "Rec.601 luma (RGB -> gray, RGBA -> gray+alpha)", 0, NULL}, gray_shape, NULL,
+    {{"grayscale", "Rec.601 luma (RGB -> gray, RGBA -> gray+alpha)", 0, NULL},
+     gray_shape,
+     NULL,
      grayscale_apply},
     {{"invert", "255 - v (alpha unchanged)", 0, NULL}, same_shape, NULL, invert_apply},
-    {{"equalize", "histogram equalization per channel (alpha unchanged)", 0, NULL}, same_shape,
-     NULL, equalize_apply},
+    {{"equalize", "histogram equalization per channel (alpha unchanged)", 0, NULL},
+     same_shape,
+     NULL,
+     equalize_apply},
 };
 
 #define NOPS (int)(sizeof ops / sizeof ops[0])
@@ -312,13 +365,11 @@ static gpuimg_status parse_number(gpuimg_ctx *ctx, const gpuimg_param_info *p, c
     if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not a number", p->name, text);
     if (p->type == GPUIMG_PARAM_INT && v != floor(v))
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not a whole number", p->name,
-                            text);
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not a whole number", p->name, text);
     int below = p->min_exclusive ? v <= p->min : v < p->min;
     if (below || v > p->max)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: %s is out of range (%g %s %s <= %g)",
-                            p->name, text, p->min, p->min_exclusive ? "<" : "<=", p->name,
-                            p->max);
+                            p->name, text, p->min, p->min_exclusive ? "<" : "<=", p->name, p->max);
     *out = v;
     return GPUIMG_OK;
 }
@@ -348,8 +399,8 @@ gpuimg_status gpuimg_step_set(gpuimg_ctx *ctx, gpuimg_step *s, const char *key, 
         while (p->choices[k] && strcmp(p->choices[k], value) != 0)
             k++;
         if (!p->choices[k])
-            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not one of %s", p->name,
-                                value, p->help);
+            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not one of %s", p->name, value,
+                                p->help);
         s->value[i] = k;
         break;
     }
@@ -412,8 +463,8 @@ gpuimg_status gpuimg_step_parse(gpuimg_ctx *ctx, const char *text, gpuimg_step *
     size_t len = colon ? (size_t)(colon - text) : strlen(text);
     const gpuimg__op *op = find_op(text, len);
     if (!op)
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "'%s': unknown operation '%.*s'", text,
-                            (int)len, text);
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "'%s': unknown operation '%.*s'", text, (int)len,
+                            text);
     gpuimg_step *s;
     gpuimg_status st = gpuimg_step_new(ctx, op->info.name, &s);
     if (st != GPUIMG_OK)

@@ -3,11 +3,10 @@
  * naive walker that reflects step by step, for offsets far past the image. */
 #include <string.h>
 
-#include "testutil.h"
 #include "cpu/cpu.h"
+#include "testutil.h"
 
-static const char *const mode_names[] = {"reflect101", "reflect", "replicate", "wrap",
-                                         "constant"};
+static const char *const mode_names[] = {"reflect101", "reflect", "replicate", "wrap", "constant"};
 
 /* SPEC's table for "abcd": the three indices left of 0 and right of 3. */
 START_TEST(spec_examples)
@@ -54,7 +53,8 @@ START_TEST(far_offsets)
     for (int m = 0; m < 5; m++)
         for (long n = 1; n <= 9; n++)
             for (long i = -2100; i <= 2100; i++)
-                ck_assert_msg(gpuimg__border_index(i, n, (gpuimg_border)m) == walk(i, n, (gpuimg_border)m),
+                ck_assert_msg(gpuimg__border_index(i, n, (gpuimg_border)m) ==
+                                  walk(i, n, (gpuimg_border)m),
                               "%s: index %ld of %ld", mode_names[m], i, n);
 }
 END_TEST

@@ -12,7 +12,8 @@
 
 void make_bad_inputs(const char *dir);
 
-#define RUN(out, err, ...) tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
+#define RUN(out, err, ...)                                                                         \
+    tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
 
 static int one_line(const char *s)
 {
@@ -34,9 +35,9 @@ START_TEST(help_and_version)
     ck_assert_int_eq(RUN(&out, NULL, "--help"), 0);
     ck_assert_ptr_nonnull(strstr(out, "compare"));
     free(out);
-    static const char *const cmds[] = {"blur", "box", "convolve", "sobel", "transpose", "rotate",
-                                       "flip", "grayscale", "invert", "equalize", "histogram",
-                                       "stats", "compare", "run", "info"};
+    static const char *const cmds[] = {"blur",      "box",   "convolve",  "sobel",  "transpose",
+                                       "rotate",    "flip",  "grayscale", "invert", "equalize",
+                                       "histogram", "stats", "compare",   "run",    "info"};
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         ck_assert_int_eq(RUN(&out, NULL, cmds[i], "--help"), 0);
         ck_assert_msg(strstr(out, "usage: gpuimg") != NULL, "%s --help: %s", cmds[i], out);
@@ -55,7 +56,8 @@ START_TEST(command_equals_run_step)
     snprintf(a, sizeof a, "%s/a.png", dir);
     snprintf(b, sizeof b, "%s/b.png", dir);
     snprintf(c, sizeof c, "%s/c.png", dir);
-    ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", photo(), a, "--sigma", "2.5", "--border", "wrap"), 0);
+    ck_assert_int_eq(
+        RUN(NULL, NULL, "-q", "blur", photo(), a, "--sigma", "2.5", "--border", "wrap"), 0);
     ck_assert_int_eq(RUN(NULL, NULL, "run", photo(), b, "blur:sigma=2.5,border=wrap", "-q"), 0);
     size_t la, lb;
     char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);

@@ -83,8 +83,8 @@ static void check_json_key(const char *id, const char *key, const double *got, i
     int m = tu_json_numbers(json, key, want, 1024);
     ck_assert_msg(m == n, "%s: %s has %d values, expected %d", id, key, n, m);
     for (int i = 0; i < n; i++)
-        ck_assert_msg(close_enough(got[i], want[i], tol), "%s: %s[%d] = %.12g, expected %.12g",
-                      id, key, i, got[i], want[i]);
+        ck_assert_msg(close_enough(got[i], want[i], tol), "%s: %s[%d] = %.12g, expected %.12g", id,
+                      key, i, got[i], want[i]);
 }
 
 static void run_histogram(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *in,
@@ -172,10 +172,10 @@ START_TEST(golden)
             char msg[256];
             gpuimg_status st = tu_apply(ctx, step, &in, poison, &got, err, sizeof err);
             ck_assert_msg(st == GPUIMG_OK, "%s (%s): %s", gc->id, step, err);
-            ck_assert_msg(tu_images_agree(&got, &want, strcmp(gc->tol, "exact") == 0, msg,
-                                          sizeof msg),
-                          "%s (%s on %s, %s backend): %s", gc->id, gc->step, gc->input,
-                          tu_backend_name(), msg);
+            ck_assert_msg(
+                tu_images_agree(&got, &want, strcmp(gc->tol, "exact") == 0, msg, sizeof msg),
+                "%s (%s on %s, %s backend): %s", gc->id, gc->step, gc->input, tu_backend_name(),
+                msg);
             gpuimg_image_free(&got);
         }
         gpuimg_image_free(&want);

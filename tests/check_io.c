@@ -24,8 +24,11 @@ START_TEST(round_trip_lossless)
     static const struct {
         const char *ext;
         int channels[4];
-    } formats[] = {{"png", {1, 2, 3, 4}}, {"tga", {1, 2, 3, 4}}, {"bmp", {3, 4, 0, 0}},
-                   {"ppm", {3, 0, 0, 0}}, {"pgm", {1, 0, 0, 0}}};
+    } formats[] = {{"png", {1, 2, 3, 4}},
+                   {"tga", {1, 2, 3, 4}},
+                   {"bmp", {3, 4, 0, 0}},
+                   {"ppm", {3, 0, 0, 0}},
+                   {"pgm", {1, 0, 0, 0}}};
     const char *dir = tu_tmpdir();
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++)

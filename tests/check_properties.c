@@ -43,8 +43,8 @@ START_TEST(geometry_identities)
     for (int c = 1; c <= 4; c++) {
         gpuimg_image in, a, b;
         tu_random_image(&in, w, h, c, (unsigned)(_i * 4 + c));
-        static const char *const r90x4[] = {"rotate:angle=90", "rotate:angle=90",
-                                            "rotate:angle=90", "rotate:angle=90"};
+        static const char *const r90x4[] = {"rotate:angle=90", "rotate:angle=90", "rotate:angle=90",
+                                            "rotate:angle=90"};
         chain(ctx, &in, r90x4, 4, &a);
         assert_same(&a, &in, "rotate 90 four times", w, h, c);
         gpuimg_image_free(&a);
@@ -152,10 +152,14 @@ START_TEST(uniform_image)
     gpuimg_image in;
     ck_assert_int_eq(gpuimg_image_alloc(&in, w, h, 3), GPUIMG_OK);
     memset(in.data, 77, (size_t)w * h * 3);
-    static const char *const same[] = {
-        "equalize",         "blur:sigma=3",           "blur:radius=1000,border=wrap",
-        "box:radius=5",     "box:radius=999,border=reflect", "convolve:kernel=gaussian5",
-        "blur:sigma=1,border=replicate", "convolve:kernel=identity,border=constant"};
+    static const char *const same[] = {"equalize",
+                                       "blur:sigma=3",
+                                       "blur:radius=1000,border=wrap",
+                                       "box:radius=5",
+                                       "box:radius=999,border=reflect",
+                                       "convolve:kernel=gaussian5",
+                                       "blur:sigma=1,border=replicate",
+                                       "convolve:kernel=identity,border=constant"};
     for (size_t k = 0; k < sizeof same / sizeof same[0]; k++) {
         gpuimg_image out;
         chain(ctx, &in, &same[k], 1, &out);

@@ -20,12 +20,23 @@ static gpuimg_status parse_finish(gpuimg_ctx *ctx, const char *text, gpuimg_step
 
 START_TEST(valid_steps)
 {
-    static const char *const ok[] = {
-        "blur", "blur:sigma=2", "blur:radius=1000", "blur:sigma=200,radius=1", "blur:sigma=0.01",
-        "box:radius=1", "box:radius=1000,border=constant", "convolve:kernel=sharpen,abs",
-        "convolve:kernel=edge,abs=1,flip=true,bias=-3.5,scale=0.5", "convolve:kernel=box3,normalize=yes",
-        "sobel:border=wrap", "transpose", "rotate:angle=270", "flip:axis=v", "grayscale",
-        "invert", "equalize"};
+    static const char *const ok[] = {"blur",
+                                     "blur:sigma=2",
+                                     "blur:radius=1000",
+                                     "blur:sigma=200,radius=1",
+                                     "blur:sigma=0.01",
+                                     "box:radius=1",
+                                     "box:radius=1000,border=constant",
+                                     "convolve:kernel=sharpen,abs",
+                                     "convolve:kernel=edge,abs=1,flip=true,bias=-3.5,scale=0.5",
+                                     "convolve:kernel=box3,normalize=yes",
+                                     "sobel:border=wrap",
+                                     "transpose",
+                                     "rotate:angle=270",
+                                     "flip:axis=v",
+                                     "grayscale",
+                                     "invert",
+                                     "equalize"};
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         gpuimg_step *s;
@@ -81,8 +92,11 @@ START_TEST(blur_defaults)
         const char *step;
         int radius;
         double sigma;
-    } cases[] = {{"blur", 6, 2.0}, {"blur:radius=9", 9, 3.0}, {"blur:sigma=0.1", 1, 0.1},
-                 {"blur:sigma=1.01", 4, 1.01}, {"blur:sigma=1,radius=2", 2, 1.0}};
+    } cases[] = {{"blur", 6, 2.0},
+                 {"blur:radius=9", 9, 3.0},
+                 {"blur:sigma=0.1", 1, 0.1},
+                 {"blur:sigma=1.01", 4, 1.01},
+                 {"blur:sigma=1,radius=2", 2, 1.0}};
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         gpuimg_step *s;
@@ -101,8 +115,7 @@ START_TEST(blur_defaults)
 }
 END_TEST
 
-static void kernel_file(const char *dir, const char *name, const char *text, char *path,
-                        size_t len)
+static void kernel_file(const char *dir, const char *name, const char *text, char *path, size_t len)
 {
     snprintf(path, len, "%s/%s", dir, name);
     tu_write_file(path, text, strlen(text));
@@ -115,8 +128,9 @@ START_TEST(kernel_files)
     gpuimg_ctx *ctx = tu_ctx();
     gpuimg_step *s;
 
-    kernel_file(dir, "ok.txt", "# a 5x3 kernel\n1, 2 3 4,5\n\n 0 0 0 0 0 # middle\n-1 -2 -3 -4 -5\n",
-                path, sizeof path);
+    kernel_file(dir, "ok.txt",
+                "# a 5x3 kernel\n1, 2 3 4,5\n\n 0 0 0 0 0 # middle\n-1 -2 -3 -4 -5\n", path,
+                sizeof path);
     snprintf(step, sizeof step, "convolve:kernel=%s", path);
     ck_assert_msg(parse_finish(ctx, step, &s) == GPUIMG_OK, "%s", gpuimg_ctx_error(ctx));
     ck_assert_int_eq(s->conv.width, 5);
@@ -140,8 +154,9 @@ START_TEST(kernel_files)
         {"word.txt", "1 2 3\n4 x 6\n7 8 9\n", ":2: 'x' is not a number"},
         {"empty.txt", "", "no numbers"},
         {"comments.txt", "# nothing\n\n", "no numbers"},
-        {"wide.txt", "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
-                     "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",
+        {"wide.txt",
+         "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
+         "1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n",
          "at most 63"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -170,7 +185,8 @@ START_TEST(normalize_rule)
     ck_assert_int_eq(parse_finish(ctx, "convolve:kernel=edge,normalize,scale=3", &s), GPUIMG_OK);
     ck_assert_float_eq(s->conv.scale, 3.0f); /* sum 0: the given scale stays */
     gpuimg_step_free(s);
-    ck_assert_int_eq(parse_finish(ctx, "convolve:kernel=gaussian3,normalize,scale=3", &s), GPUIMG_OK);
+    ck_assert_int_eq(parse_finish(ctx, "convolve:kernel=gaussian3,normalize,scale=3", &s),
+                     GPUIMG_OK);
     ck_assert_float_eq(s->conv.scale, 1.0f); /* normalize wins */
     gpuimg_step_free(s);
     ck_assert_int_eq(parse_finish(ctx, "convolve:kernel=box3,scale=2,bias=1", &s), GPUIMG_OK);
@@ -183,8 +199,8 @@ END_TEST
 
 START_TEST(op_table_lookup)
 {
-    static const char *const names[] = {"blur", "box", "convolve", "sobel", "transpose", "rotate",
-                                        "flip", "grayscale", "invert", "equalize"};
+    static const char *const names[] = {"blur",   "box",  "convolve",  "sobel",  "transpose",
+                                        "rotate", "flip", "grayscale", "invert", "equalize"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         ck_assert_ptr_nonnull(gpuimg_op_find(names[i]));
         ck_assert_str_eq(gpuimg_op_at((int)i)->name, names[i]);

@@ -16,7 +16,7 @@ typedef struct cli {
     gpuimg_config cfg;
     gpuimg_format format; /* --format, for OUT "-" */
     int quiet, verbose, time;
-    gpuimg_ctx *ctx;      /* created once the arguments are parsed */
+    gpuimg_ctx *ctx; /* created once the arguments are parsed */
 } cli;
 
 /* Long options every command accepts (SPEC §1's global options). Command

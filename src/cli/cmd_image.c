@@ -76,9 +76,10 @@ static int process(cli *c, const char *in, const char *out, gpuimg_step **steps,
         if (c->verbose) {
             const char *backend = "?";
             gpuimg_ctx_backend(c->ctx, &backend);
-            fprintf(stderr, "gpuimg: %s: %s (%dx%d, %d channels) -> %s (%dx%d, %d channels), %s backend\n",
-                    c->command, in, src.width, src.height, src.channels, out, dst.width,
-                    dst.height, dst.channels, backend);
+            fprintf(stderr,
+                    "gpuimg: %s: %s (%dx%d, %d channels) -> %s (%dx%d, %d channels), %s backend\n",
+                    c->command, in, src.width, src.height, src.channels, out, dst.width, dst.height,
+                    dst.channels, backend);
         }
         st = gpuimg_save(c->ctx, out, c->format, &dst);
         gpuimg_image_free(&dst);

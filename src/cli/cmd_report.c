@@ -65,7 +65,8 @@ static void histogram_help(void)
            "  exact 256-bin histogram of every channel, alpha included, in stored order\n"
            "  (R, G, B, A; or Y, A). Default output: a table, one row per value.\n\n"
            "options:\n"
-           "  --json      {\"file\", \"width\", \"height\", \"channels\", \"names\", \"counts\": [[256 counts] per channel]}\n"
+           "  --json      {\"file\", \"width\", \"height\", \"channels\", \"names\", \"counts\": "
+           "[[256 counts] per channel]}\n"
            "  --csv       value,R,G,B rows with a header\n"
            "  --plot PNG  also write a bar chart, one panel and colour per channel\n");
 }
@@ -131,12 +132,13 @@ int cmd_histogram(cli *c, int argc, char **argv)
 
 static void stats_help(void)
 {
-    printf("usage: gpuimg stats IN [--json]\n"
-           "  per channel, alpha included: min, max, mean, population standard deviation,\n"
-           "  median (the smallest v with cdf[v] >= ceil(N/2)); sums are exact integers.\n\n"
-           "options:\n"
-           "  --json  {\"file\", \"width\", \"height\", \"channels\", \"names\", \"min\", \"max\",\n"
-           "          \"mean\", \"stddev\", \"median\"}, one array element per channel\n");
+    printf(
+        "usage: gpuimg stats IN [--json]\n"
+        "  per channel, alpha included: min, max, mean, population standard deviation,\n"
+        "  median (the smallest v with cdf[v] >= ceil(N/2)); sums are exact integers.\n\n"
+        "options:\n"
+        "  --json  {\"file\", \"width\", \"height\", \"channels\", \"names\", \"min\", \"max\",\n"
+        "          \"mean\", \"stddev\", \"median\"}, one array element per channel\n");
 }
 
 int cmd_stats(cli *c, int argc, char **argv)
@@ -181,11 +183,10 @@ int cmd_stats(cli *c, int argc, char **argv)
         }
         printf("}\n");
     } else {
-        printf("%-8s %5s %5s %12s %12s %7s\n", "channel", "min", "max", "mean", "stddev",
-               "median");
+        printf("%-8s %5s %5s %12s %12s %7s\n", "channel", "min", "max", "mean", "stddev", "median");
         for (int k = 0; k < cn; k++)
-            printf("%-8s %5d %5d %12.6f %12.6f %7d\n", cli_channel_name(cn, k), s.min[k],
-                   s.max[k], s.mean[k], s.stddev[k], s.median[k]);
+            printf("%-8s %5d %5d %12.6f %12.6f %7d\n", cli_channel_name(cn, k), s.min[k], s.max[k],
+                   s.mean[k], s.stddev[k], s.median[k]);
     }
     gpuimg_image_free(&img);
     return 0;
@@ -214,8 +215,8 @@ int cmd_info(cli *c, int argc, char **argv)
     for (int i = 0; i < 2; i++) {
         char text[512];
         gpuimg_status st = gpuimg_backend_probe(names[i], c->cfg.device, text, sizeof text);
-        printf("  %-5s %s%s\n", names[i], st == GPUIMG_OK ? "available: " : "not available: ",
-               text);
+        printf("  %-5s %s%s\n", names[i],
+               st == GPUIMG_OK ? "available: " : "not available: ", text);
     }
     printf("codecs: %s\n", gpuimg_codec_versions());
     return 0;

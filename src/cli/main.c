@@ -119,8 +119,8 @@ int cli_number(const cli *c, const char *option, const char *text, double min, d
     return -1;
 }
 
-static int whole_number(const cli *c, const char *option, const char *text, double min,
-                        double max, double *out)
+static int whole_number(const cli *c, const char *option, const char *text, double min, double max,
+                        double *out)
 {
     int rc = cli_number(c, option, text, min, max, out);
     if (rc < 0 && *out != floor(*out)) {

@@ -78,8 +78,7 @@ gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gp
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src,
-                                   gpuimg_image *dst)
+gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst)
 {
     (void)be;
     size_t n = gpuimg__plane_size(src);

@@ -12,15 +12,13 @@
 #define SSIM_TAPS (2 * SSIM_RADIUS + 1)
 
 /* Separable Gaussian window sum of in (w x h doubles) into out; tmp is w x h. */
-static void gauss_filter(const double *in, double *tmp, double *out, int w, int h,
-                         const double *g)
+static void gauss_filter(const double *in, double *tmp, double *out, int w, int h, const double *g)
 {
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             double s = 0.0;
             for (int k = 0; k < SSIM_TAPS; k++) {
-                long sx = gpuimg__border_index((long)x + k - SSIM_RADIUS, w,
-                                               GPUIMG_BORDER_REFLECT);
+                long sx = gpuimg__border_index((long)x + k - SSIM_RADIUS, w, GPUIMG_BORDER_REFLECT);
                 s += g[k] * in[(size_t)y * w + sx];
             }
             tmp[(size_t)y * w + x] = s;
@@ -29,8 +27,7 @@ static void gauss_filter(const double *in, double *tmp, double *out, int w, int 
         for (int x = 0; x < w; x++) {
             double s = 0.0;
             for (int k = 0; k < SSIM_TAPS; k++) {
-                long sy = gpuimg__border_index((long)y + k - SSIM_RADIUS, h,
-                                               GPUIMG_BORDER_REFLECT);
+                long sy = gpuimg__border_index((long)y + k - SSIM_RADIUS, h, GPUIMG_BORDER_REFLECT);
                 s += g[k] * tmp[(size_t)sy * w + x];
             }
             out[(size_t)y * w + x] = s;
@@ -75,8 +72,8 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
             size_t i = (size_t)y * w + x;
             double ux = mu[0][i], uy = mu[1][i];
             double vx = mu[2][i] - ux * ux, vy = mu[3][i] - uy * uy, vxy = mu[4][i] - ux * uy;
-            total += ((2 * ux * uy + c1) * (2 * vxy + c2)) /
-                     ((ux * ux + uy * uy + c1) * (vx + vy + c2));
+            total +=
+                ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2));
         }
     free(buf);
     *ssim = total / ((double)(w - 2 * SSIM_RADIUS) * (double)(h - 2 * SSIM_RADIUS));

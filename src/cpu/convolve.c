@@ -24,8 +24,8 @@ static float *pad_plane(const uint8_t *in, int w, int h, int rx, int ry, gpuimg_
     return pad;
 }
 
-gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src,
-                                   gpuimg_planes *dst, const gpuimg_conv *k, gpuimg_border border)
+gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                   const gpuimg_conv *k, gpuimg_border border)
 {
     int w = src->width, h = src->height, rx = k->width / 2, ry = k->height / 2;
     size_t pw = (size_t)w + 2 * (size_t)rx;

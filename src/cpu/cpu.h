@@ -56,15 +56,14 @@ static inline uint8_t gpuimg__luma(uint8_t r, uint8_t g, uint8_t b)
 }
 
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
-gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src,
-                                   gpuimg_image *dst);
+gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
 gpuimg_status gpuimg__cpu_separable(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_planes *dst, const float *weights, int radius,
                                     gpuimg_border border);
 gpuimg_status gpuimg__cpu_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                               int radius, gpuimg_border border);
-gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src,
-                                   gpuimg_planes *dst, const gpuimg_conv *k, gpuimg_border border);
+gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                   const gpuimg_conv *k, gpuimg_border border);
 gpuimg_status gpuimg__cpu_sobel(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                 gpuimg_border border);
 gpuimg_status gpuimg__cpu_transpose(gpuimg_backend *be, const gpuimg_planes *src,

@@ -22,10 +22,10 @@ gpuimg_status gpuimg__cpu_rotate(gpuimg_backend *be, const gpuimg_planes *src, g
             for (size_t x = 0; x < w; x++) {
                 size_t o;
                 switch (quarter_turns_cw) {
-                case 1: o = x * h + (h - 1 - y); break;           /* row x, column h-1-y */
+                case 1: o = x * h + (h - 1 - y); break; /* row x, column h-1-y */
                 case 2: o = (h - 1 - y) * w + (w - 1 - x); break;
-                case 3: o = (w - 1 - x) * h + y; break;           /* row w-1-x, column y */
-                default: o = x * h + y; break;                    /* transpose */
+                case 3: o = (w - 1 - x) * h + y; break; /* row w-1-x, column y */
+                default: o = x * h + y; break;          /* transpose */
                 }
                 out[o] = in[y * w + x];
             }

@@ -64,8 +64,7 @@ static void equalize_lut(const uint64_t hist[256], uint64_t n, uint8_t lut[256])
     }
 }
 
-gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
-                                   gpuimg_planes *dst)
+gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
 {
     (void)be;
     size_t n = gpuimg__plane_size(src);
