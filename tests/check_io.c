@@ -299,6 +299,40 @@ START_TEST(failed_saves_leave_nothing)
 }
 END_TEST
 
+/* Files written by other encoders (tests/golden/formats/, made by Pillow and
+ * by hand for PSD) decode to the pixels Pillow reads from them. */
+START_TEST(foreign_files)
+{
+    char *list = tu_read_file(tu_golden("formats/formats.tsv"), NULL);
+    ck_assert_ptr_nonnull(list);
+    gpuimg_ctx *ctx = tu_ctx();
+    int n = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char file[256], expected[256], tol[16];
+        if (line[0] == '#' || sscanf(line, "%255s %255s %15s", file, expected, tol) != 3)
+            continue;
+        gpuimg_image got, want;
+        tu_load(ctx, tu_golden(file), &got);
+        tu_load(ctx, tu_golden(expected), &want);
+        gpuimg_compare_result r;
+        ck_assert_int_eq(gpuimg_compare(ctx, &got, &want, 0, &r, NULL), GPUIMG_OK);
+        ck_assert_msg(!r.size_differs, "%s: %dx%d", file, got.width, got.height);
+        if (strcmp(tol, "exact") == 0)
+            ck_assert_msg(r.max_diff == 0, "%s: max_diff %d", file, r.max_diff);
+        else
+            ck_assert_msg(r.max_diff <= 12 && r.mae <= 1.5, "%s: max_diff %d, mae %.3f", file,
+                          r.max_diff, r.mae);
+        gpuimg_image_free(&got);
+        gpuimg_image_free(&want);
+        n++;
+    }
+    ck_assert_int_ge(n, 9);
+    free(list);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(format_names)
 {
     ck_assert_int_eq(gpuimg_format_from_path("a/b.PNG"), GPUIMG_FORMAT_PNG);
@@ -322,6 +356,7 @@ Suite *io_suite(void)
     tcase_add_test(tc, bad_inputs);
     tcase_add_test(tc, max_pixels);
     tcase_add_test(tc, failed_saves_leave_nothing);
+    tcase_add_test(tc, foreign_files);
     tcase_add_test(tc, format_names);
     suite_add_tcase(s, tc);
     return s;
