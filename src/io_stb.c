@@ -2,9 +2,10 @@
 /* Every format but PNG through stb_image / stb_image_write (Debian's libstb,
  * which carries the implementation; nothing here defines STB_*_IMPLEMENTATION).
  *
- * stb_image decodes a truncated JPEG without complaint (it pads the entropy
- * data with zeros), so JPEG input is first walked marker by marker and must
- * reach its end-of-image marker. */
+ * stb_image decodes a truncated file without complaint: past the end it
+ * reads zeros. So decoding goes through stb's callback API, and a decoder
+ * that asks for a byte beyond the end of the data marks the file truncated,
+ * whatever the format. */
 #include <limits.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
@@ -13,72 +14,126 @@
 
 #include "io.h"
 
-static int is_jpeg(const uint8_t *p, size_t n)
+struct reader {
+    const uint8_t *data;
+    size_t size, pos;
+    int over_read; /* the decoder wanted more than the file holds */
+};
+
+static int read_cb(void *user, char *dst, int n)
 {
-    return n >= 3 && p[0] == 0xFF && p[1] == 0xD8 && p[2] == 0xFF;
+    struct reader *r = user;
+    size_t left = r->size - r->pos, k = (size_t)n < left ? (size_t)n : left;
+    if (n > 0 && k == 0)
+        r->over_read = 1;
+    memcpy(dst, r->data + r->pos, k);
+    r->pos += k;
+    return (int)k;
 }
 
-/* 1 when the JPEG's segments and entropy-coded data run up to an EOI marker. */
-static int jpeg_complete(const uint8_t *p, size_t n)
+static void skip_cb(void *user, int n)
 {
-    size_t i = 2; /* after SOI */
-    for (;;) {
-        if (i >= n || p[i] != 0xFF)
-            return 0;
-        while (i < n && p[i] == 0xFF) /* fill bytes may precede a marker */
-            i++;
-        if (i >= n)
-            return 0;
-        uint8_t m = p[i++];
-        if (m == 0xD9)
-            return 1;
-        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) /* markers without a length */
-            continue;
-        if (i + 2 > n)
-            return 0;
-        size_t len = ((size_t)p[i] << 8) | p[i + 1];
-        if (len < 2 || len > n - i)
-            return 0;
-        i += len;
-        if (m != 0xDA)
-            continue;
-        /* After SOS: entropy-coded data, where 0xFF is followed by a stuffed
-         * 0x00 or a restart marker, until the next real marker. */
-        for (;; i++) {
-            if (i + 1 >= n)
-                return 0;
-            if (p[i] == 0xFF && p[i + 1] != 0x00 && p[i + 1] != 0xFF &&
-                !(p[i + 1] >= 0xD0 && p[i + 1] <= 0xD7))
+    struct reader *r = user;
+    if (n < 0) {
+        size_t back = (size_t)-(long)n;
+        r->pos = back > r->pos ? 0 : r->pos - back;
+    } else if ((size_t)n > r->size - r->pos) {
+        r->over_read = 1;
+        r->pos = r->size;
+    } else {
+        r->pos += (size_t)n;
+    }
+}
+
+static int eof_cb(void *user)
+{
+    struct reader *r = user;
+    return r->pos >= r->size;
+}
+
+static const stbi_io_callbacks callbacks = {read_cb, skip_cb, eof_cb};
+
+static const char *format_name(const uint8_t *p, size_t n)
+{
+    if (n >= 2 && p[0] == 0xFF && p[1] == 0xD8)
+        return "JPEG";
+    if (n >= 2 && p[0] == 'B' && p[1] == 'M')
+        return "BMP";
+    if (n >= 3 && memcmp(p, "GIF", 3) == 0)
+        return "GIF";
+    if (n >= 4 && memcmp(p, "8BPS", 4) == 0)
+        return "PSD";
+    if (n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7')
+        return "PNM";
+    return "file"; /* TGA has no signature */
+}
+
+static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                               size_t size)
+{
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated %s)", name,
+                        format_name(data, size));
+}
+
+/* Binary PNM (P5, P6) pixel data is read by stb in one request whose short
+ * count it ignores, so the size the header promises is checked here: after
+ * "P5"/"P6", width, height and maxval (with # comments), one whitespace byte,
+ * then width * height * channels samples of 1 byte (2 when maxval > 255). */
+static int pnm_truncated(const uint8_t *p, size_t n)
+{
+    if (n < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6'))
+        return 0;
+    size_t i = 2;
+    uint64_t v[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        for (;;) { /* whitespace and comments */
+            while (i < n && (p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r')))
+                i++;
+            if (i < n && p[i] == '#')
+                while (i < n && p[i] != '\n')
+                    i++;
+            else
                 break;
         }
+        if (i >= n || p[i] < '0' || p[i] > '9')
+            return 0; /* malformed: stb will say so */
+        while (i < n && p[i] >= '0' && p[i] <= '9' && v[k] < (UINT64_C(1) << 32))
+            v[k] = v[k] * 10 + (uint64_t)(p[i++] - '0');
     }
+    uint64_t need = v[0] * v[1] * (p[1] == '6' ? 3 : 1) * (v[2] > 255 ? 2 : 1);
+    return n - i < 1 || n - i - 1 < need;
 }
 
 gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out)
 {
     if (size > INT_MAX)
-        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image", name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image",
+                            name);
+    struct reader r = {data, size, 0, 0};
     int w, h, comp;
-    if (!stbi_info_from_memory(data, (int)size, &w, &h, &comp))
+    if (!stbi_info_from_callbacks(&callbacks, &r, &w, &h, &comp))
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name,
                             stbi_failure_reason());
     gpuimg_status st = gpuimg__check_size(ctx, name, (uint64_t)w, (uint64_t)h);
     if (st != GPUIMG_OK)
         return st;
-    if (is_jpeg(data, size) && !jpeg_complete(data, size))
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated JPEG)",
+    if (pnm_truncated(data, size))
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated PNM)",
                             name);
     if (stbi_is_16_bit_from_memory(data, (int)size))
         gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
-    uint8_t *pixels = stbi_load_from_memory(data, (int)size, &w, &h, &comp, 0);
+    r = (struct reader){data, size, 0, 0};
+    uint8_t *pixels = stbi_load_from_callbacks(&callbacks, &r, &w, &h, &comp, 0);
     if (!pixels)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name,
-                            stbi_failure_reason());
-    if (comp < 1 || comp > 4) {
+        return r.over_read ? truncated(ctx, name, data, size)
+                           : gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)",
+                                          name, stbi_failure_reason());
+    if (r.over_read || comp < 1 || comp > 4) {
         stbi_image_free(pixels);
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%d channels)", name,
-                            comp);
+        return r.over_read ? truncated(ctx, name, data, size)
+                           : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                                          "%s: not a supported image (%d channels)", name, comp);
     }
     st = gpuimg_image_alloc(out, w, h, comp);
     if (st != GPUIMG_OK) {

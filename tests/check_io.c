@@ -299,10 +299,26 @@ START_TEST(failed_saves_leave_nothing)
 }
 END_TEST
 
+/* Cut to 60%, the same file is refused as truncated, never padded. */
+static void assert_truncation_refused(gpuimg_ctx *ctx, const char *dir, const char *file)
+{
+    size_t len;
+    char *data = tu_read_file(tu_golden(file), &len), path[512];
+    ck_assert_ptr_nonnull(data);
+    snprintf(path, sizeof path, "%s/cut-%s", dir, strrchr(file, '/') + 1);
+    tu_write_file(path, data, len * 6 / 10);
+    free(data);
+    gpuimg_image img;
+    ck_assert_msg(gpuimg_load(ctx, path, &img) == GPUIMG_ERR_DECODE, "%s: cut file accepted", file);
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "truncated"), "%s: %s", file,
+                  gpuimg_ctx_error(ctx));
+}
+
 /* Files written by other encoders (tests/golden/formats/, made by Pillow and
  * by hand for PSD) decode to the pixels Pillow reads from them. */
 START_TEST(foreign_files)
 {
+    const char *dir = tu_tmpdir();
     char *list = tu_read_file(tu_golden("formats/formats.tsv"), NULL);
     ck_assert_ptr_nonnull(list);
     gpuimg_ctx *ctx = tu_ctx();
@@ -325,6 +341,7 @@ START_TEST(foreign_files)
                           r.max_diff, r.mae);
         gpuimg_image_free(&got);
         gpuimg_image_free(&want);
+        assert_truncation_refused(ctx, dir, file);
         n++;
     }
     ck_assert_int_ge(n, 9);
