@@ -23,7 +23,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
-.PHONY: all test test-unit test-sanitize golden static bench install clean
+.PHONY: all test test-unit test-sanitize test-photo golden static install clean
 
 all: $(GPUIMG)
 
@@ -49,6 +49,12 @@ test-sanitize:
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit
 
 test: test-unit test-sanitize
+
+# gpuimg blur on a real 4000x3000 photograph (from a Debian package) against
+# the NumPy reference: see tests/photo/README. Downloads about 11 MB.
+test-photo: $(GPUIMG)
+	bash tests/photo/fetch_photo.sh $(BUILD)/photo_4000x3000.png
+	/usr/bin/python3 tests/photo/check_blur.py $(GPUIMG) $(BUILD)/photo_4000x3000.png $(BUILD)
 
 # Remakes the goldens from the independent NumPy/SciPy reference.
 golden:

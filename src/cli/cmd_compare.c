@@ -56,7 +56,13 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     double v;
     int rc = -1;
     switch (opt) {
-    case OPT_DIFF: o->diff = arg; break;
+    case OPT_DIFF:
+        if (strcmp(arg, "-") == 0) {
+            cli_error(c, "--diff: standard output carries the report; name a file");
+            return EXIT_USAGE;
+        }
+        o->diff = arg;
+        break;
     case OPT_JSON: o->json = 1; break;
     case OPT_FUZZ:
         if ((rc = cli_number(c, "fuzz", arg, 0, 255, &v)) < 0)

@@ -25,7 +25,13 @@ static int report_option(cli *c, void *data, int opt, const char *arg)
     switch (opt) {
     case OPT_JSON: r->json = 1; break;
     case OPT_CSV: r->csv = 1; break;
-    case OPT_PLOT: r->plot = arg; break;
+    case OPT_PLOT:
+        if (strcmp(arg, "-") == 0) {
+            cli_error(c, "--plot: standard output carries the report; name a file");
+            return EXIT_USAGE;
+        }
+        r->plot = arg;
+        break;
     }
     if (r->json && r->csv) {
         cli_error(c, "--json and --csv cannot be combined");

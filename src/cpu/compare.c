@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Golden-image metrics: max difference, differing pixels, MAE, RMSE, PSNR,
  * and SSIM (Wang et al. 2004) as skimage computes it with Gaussian weights:
- * σ = 1.5 truncated at radius 5, population (co)variances, window sums with
- * `reflect` borders, the map averaged over pixels at least 5 from every edge. */
+ * σ = 1.5 truncated at radius 5, population (co)variances, the map averaged
+ * over pixels at least 5 from every edge. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,49 +11,20 @@
 #define SSIM_RADIUS 5
 #define SSIM_TAPS (2 * SSIM_RADIUS + 1)
 
-/* Separable Gaussian window sum of in (w x h doubles) into out; tmp is w x h. */
-static void gauss_filter(const double *in, double *tmp, double *out, int w, int h, const double *g)
-{
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double s = 0.0;
-            for (int k = 0; k < SSIM_TAPS; k++) {
-                long sx = gpuimg__border_index((long)x + k - SSIM_RADIUS, w, GPUIMG_BORDER_REFLECT);
-                s += g[k] * in[(size_t)y * w + sx];
-            }
-            tmp[(size_t)y * w + x] = s;
-        }
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) {
-            double s = 0.0;
-            for (int k = 0; k < SSIM_TAPS; k++) {
-                long sy = gpuimg__border_index((long)y + k - SSIM_RADIUS, h, GPUIMG_BORDER_REFLECT);
-                s += g[k] * tmp[(size_t)sy * w + x];
-            }
-            out[(size_t)y * w + x] = s;
-        }
-}
-
-/* Mean SSIM of one channel into *ssim; 0 when out of memory. */
+/* Mean SSIM of one channel into *ssim; 0 when out of memory.
+ *
+ * Only pixels at least SSIM_RADIUS from every edge are averaged, and their
+ * windows lie wholly inside the image, so the `reflect` border that skimage
+ * filters with never reaches the figure and no border is computed here. The
+ * five window sums (x, y, x², y², xy) are separable: each row's horizontal
+ * sums go into a ring of SSIM_TAPS rows, and each output row sums its ring
+ * vertically, so memory is O(width) whatever the image's height. */
 static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *ssim)
 {
-    size_t n = (size_t)w * (size_t)h;
-    double *buf = malloc(n * 11 * sizeof(double));
-    if (!buf)
+    int inner = w - 2 * SSIM_RADIUS; /* output columns SSIM_RADIUS .. w-SSIM_RADIUS-1 */
+    double *ring = malloc((size_t)SSIM_TAPS * 5 * (size_t)inner * sizeof(double));
+    if (!ring)
         return 0;
-    double *in[5], *mu[5], *tmp = buf + 10 * n;
-    for (int i = 0; i < 5; i++) {
-        in[i] = buf + (size_t)i * n;
-        mu[i] = buf + (size_t)(5 + i) * n;
-    }
-    for (size_t i = 0; i < n; i++) {
-        double x = a[i], y = b[i];
-        in[0][i] = x;
-        in[1][i] = y;
-        in[2][i] = x * x;
-        in[3][i] = y * y;
-        in[4][i] = x * y;
-    }
     double g[SSIM_TAPS], gsum = 0.0;
     for (int k = 0; k < SSIM_TAPS; k++) {
         double d = k - SSIM_RADIUS;
@@ -62,21 +33,46 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
     }
     for (int k = 0; k < SSIM_TAPS; k++)
         g[k] /= gsum;
-    for (int i = 0; i < 5; i++)
-        gauss_filter(in[i], tmp, mu[i], w, h, g);
 
     const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
     double total = 0.0;
-    for (int y = SSIM_RADIUS; y < h - SSIM_RADIUS; y++)
-        for (int x = SSIM_RADIUS; x < w - SSIM_RADIUS; x++) {
-            size_t i = (size_t)y * w + x;
-            double ux = mu[0][i], uy = mu[1][i];
-            double vx = mu[2][i] - ux * ux, vy = mu[3][i] - uy * uy, vxy = mu[4][i] - ux * uy;
-            total +=
-                ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2));
+    for (int r = 0; r < h; r++) {
+        /* horizontal sums of row r into ring slot r % SSIM_TAPS */
+        double *slot = ring + (size_t)(r % SSIM_TAPS) * 5 * (size_t)inner;
+        const uint8_t *ra = a + (size_t)r * w, *rb = b + (size_t)r * w;
+        for (int i = 0; i < inner; i++) {
+            double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
+            for (int k = 0; k < SSIM_TAPS; k++) {
+                double x = ra[i + k], y = rb[i + k];
+                sx += g[k] * x;
+                sy += g[k] * y;
+                sxx += g[k] * x * x;
+                syy += g[k] * y * y;
+                sxy += g[k] * x * y;
+            }
+            double *q = slot + (size_t)i * 5;
+            q[0] = sx, q[1] = sy, q[2] = sxx, q[3] = syy, q[4] = sxy;
         }
-    free(buf);
-    *ssim = total / ((double)(w - 2 * SSIM_RADIUS) * (double)(h - 2 * SSIM_RADIUS));
+        if (r < SSIM_TAPS - 1)
+            continue;
+        /* the ring now holds rows r-10 .. r: output row r - SSIM_RADIUS */
+        for (int i = 0; i < inner; i++) {
+            double m[5] = {0, 0, 0, 0, 0};
+            for (int k = 0; k < SSIM_TAPS; k++) {
+                const double *q =
+                    ring + ((size_t)((r - SSIM_TAPS + 1 + k) % SSIM_TAPS) * 5 * (size_t)inner) +
+                    (size_t)i * 5;
+                for (int j = 0; j < 5; j++)
+                    m[j] += g[k] * q[j];
+            }
+            double ux = m[0], uy = m[1];
+            double vx = m[2] - ux * ux, vy = m[3] - uy * uy, vxy = m[4] - ux * uy;
+            total += ((2 * ux * uy + c1) * (2 * vxy + c2)) /
+                     ((ux * ux + uy * uy + c1) * (vx + vy + c2));
+        }
+    }
+    free(ring);
+    *ssim = total / ((double)inner * (double)(h - 2 * SSIM_RADIUS));
     return 1;
 }
 

@@ -188,8 +188,8 @@ def main(argv):
     print("values off by more than 1: %d" % off_more)
     print("off by 1 near an edge:     %d" % off1_border)
     if off1:
-        print("off-by-one values are rounding ties: reference v within %.2e of k+0.5"
-              % worst_tie)
+        print("off-by-one values lie within %.2e of a rounding tie k+0.5 "
+              "(float32 vs float64 rounding when this is tiny)" % worst_tie)
     for e in examples:
         print(e)
     print("gpuimg blur wall time:     %.3f s (whole process, --backend cpu)" % blur_wall)
