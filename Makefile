@@ -11,12 +11,34 @@ CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags stb)
 LDFLAGS += $(SAN)
 LDLIBS  = -lstb -lpng16 -lz -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
+# `make static`: Debian's static archives by full path, for a binary that
+# runs on another distribution (the GPU machine; see shared/DEVICE.md).
+ifeq ($(STATIC),1)
+ARCHIVES = /usr/lib/x86_64-linux-gnu
+LDLIBS  = $(ARCHIVES)/libstb.a $(ARCHIVES)/libpng16.a $(ARCHIVES)/libz.a -lm -lpthread
+CHECK_LIBS = $(ARCHIVES)/libcheck.a $(ARCHIVES)/libsubunit.a -lrt
+endif
 
 LIB_SRC  = $(wildcard src/*.c src/cpu/*.c)
 CLI_SRC  = $(wildcard src/cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 
-LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o)
+# The CUDA backend is built when nvcc is found (NVCC= forces a CPU-only
+# build, whose src/cuda_absent.c makes `--backend cuda` exit 4). Kernels are
+# compiled for sm_80 and sm_90, plus PTX for later GPUs; the CUDA runtime is
+# linked statically (nvcc's default), so the binary needs only the driver.
+NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
+CUDA_ARCH ?= -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=compute_90
+NVCCFLAGS ?= -O3 -lineinfo
+ifneq ($(NVCC),)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CU_SRC   = $(wildcard kernels/*.cu)
+LIB_SRC := $(filter-out src/cuda_absent.c,$(LIB_SRC))
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+endif
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 CLI_OBJ  = $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 
@@ -27,25 +49,35 @@ SUITE  = $(BUILD)/check_gpuimg
 
 all: $(GPUIMG)
 
+# Rebuilt whole: `ar r` would keep members that are no longer in the list
+# (src/cuda_absent.o after nvcc appears).
 $(BUILD)/libgpuimg.a: $(LIB_OBJ)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 $(GPUIMG): $(CLI_OBJ) $(BUILD)/libgpuimg.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CUDA_LIBS)
 
 $(SUITE): $(TEST_OBJ) $(BUILD)/libgpuimg.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -std=c++17 $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Werror all-warnings \
+	    -Xcompiler -Wall,-Wextra,-Werror -MMD -MP -c -o $@ $<
+
 # The suites find the program and the goldens through these variables.
 test-unit: $(GPUIMG) $(SUITE)
 	GPUIMG_BIN=$(abspath $(GPUIMG)) GPUIMG_GOLDEN=$(abspath tests/golden) $(SUITE)
 
+# CPU-only (NVCC=): the CUDA runtime and ASan do not share an address space
+# well; on the GPU machine compute-sanitizer checks the kernels instead.
 test-sanitize:
-	$(MAKE) BUILD=build-sanitize OPT="-O1 -g -fno-omit-frame-pointer" \
+	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit
 
 test: test-unit test-sanitize
@@ -60,9 +92,9 @@ test-photo: $(GPUIMG)
 golden:
 	/usr/bin/python3 tests/golden/make_golden.py
 
-# A self-contained binary to carry to another machine (see DEVICE.md).
+# The program and the suite, to carry to the GPU machine (see DEVICE.md).
 static:
-	$(MAKE) BUILD=build-static LDFLAGS=-static all
+	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg
 
 install: $(GPUIMG)
 	install -D -m 755 $(GPUIMG) $(DESTDIR)$(or $(PREFIX),/usr/local)/bin/gpuimg

@@ -16,6 +16,10 @@
 
 #include "gpuimg.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct gpuimg_planes {
     int width, height, channels;
     uint8_t *plane[4];
@@ -80,6 +84,16 @@ typedef struct gpuimg_backend_ops {
                              int fuzz, gpuimg_compare_result *out);
 } gpuimg_backend_ops;
 
+/* Figures both backends derive the same way from exact integers
+ * (src/backend_common.c), so their doubles agree to the last bit. */
+void gpuimg__stats_channel(gpuimg_stats *out, int c, uint64_t n, uint64_t sum, uint64_t squares,
+                           const uint64_t counts[256]);
+/* Fills mae, rmse, psnr, identical from the difference sums; ssim_total is
+ * the sum over channels of each channel's mean SSIM (has_ssim: computed). */
+void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channels, int max_diff,
+                            uint64_t differing, uint64_t sum, uint64_t squares, double ssim_total,
+                            int has_ssim);
+
 /* Every backend instance starts with this header. */
 struct gpuimg_backend {
     const gpuimg_backend_ops *ops;
@@ -95,5 +109,9 @@ const gpuimg_backend_ops *gpuimg__cuda_backend(void);
 
 /* Looks a backend up by name ("cpu", "cuda"); NULL when unknown. */
 const gpuimg_backend_ops *gpuimg__backend_by_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

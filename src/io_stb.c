@@ -35,7 +35,7 @@ static void skip_cb(void *user, int n)
 {
     struct reader *r = user;
     if (n < 0) {
-        size_t back = (size_t)-(long)n;
+        size_t back = (size_t) - (long)n;
         r->pos = back > r->pos ? 0 : r->pos - back;
     } else if ((size_t)n > r->size - r->pos) {
         r->over_read = 1;
@@ -68,8 +68,7 @@ static const char *format_name(const uint8_t *p, size_t n)
     return "file"; /* TGA has no signature */
 }
 
-static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
-                               size_t size)
+static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size)
 {
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated %s)", name,
                         format_name(data, size));
@@ -108,8 +107,7 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t si
                                  const char *name, gpuimg_image *out)
 {
     if (size > INT_MAX)
-        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image",
-                            name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image", name);
     struct reader r = {data, size, 0, 0};
     int w, h, comp;
     if (!stbi_info_from_callbacks(&callbacks, &r, &w, &h, &comp))

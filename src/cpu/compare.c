@@ -67,8 +67,8 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
             }
             double ux = m[0], uy = m[1];
             double vx = m[2] - ux * ux, vy = m[3] - uy * uy, vxy = m[4] - ux * uy;
-            total += ((2 * ux * uy + c1) * (2 * vxy + c2)) /
-                     ((ux * ux + uy * uy + c1) * (vx + vy + c2));
+            total +=
+                ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2));
         }
     }
     free(ring);
@@ -79,45 +79,31 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
 gpuimg_status gpuimg__cpu_compare(gpuimg_backend *be, const gpuimg_planes *a,
                                   const gpuimg_planes *b, int fuzz, gpuimg_compare_result *out)
 {
-    memset(out, 0, sizeof *out);
     int w = a->width, h = a->height, cn = a->channels;
     size_t n = gpuimg__plane_size(a);
-    out->width = w;
-    out->height = h;
-    out->channels = cn;
-    uint64_t sum = 0, sq = 0;
-    int maxd = 0;
+    uint64_t sum = 0, squares = 0, differing = 0;
+    int max_diff = 0;
     for (size_t i = 0; i < n; i++) {
         int pixel_max = 0;
         for (int c = 0; c < cn; c++) {
             int d = abs((int)a->plane[c][i] - (int)b->plane[c][i]);
             sum += (uint64_t)d;
-            sq += (uint64_t)(d * d);
+            squares += (uint64_t)(d * d);
             if (d > pixel_max)
                 pixel_max = d;
         }
-        if (pixel_max > fuzz)
-            out->differing++;
-        if (pixel_max > maxd)
-            maxd = pixel_max;
+        differing += pixel_max > fuzz;
+        if (pixel_max > max_diff)
+            max_diff = pixel_max;
     }
-    double values = (double)n * cn;
-    out->max_diff = maxd;
-    out->identical = maxd == 0;
-    out->mae = (double)sum / values;
-    out->rmse = sqrt((double)sq / values);
-    if (!out->identical)
-        out->psnr = 10.0 * log10(255.0 * 255.0 / ((double)sq / values));
-    if (w >= 2 * SSIM_RADIUS + 1 && h >= 2 * SSIM_RADIUS + 1) {
-        double total = 0.0;
-        for (int c = 0; c < cn; c++) {
-            double s;
-            if (!ssim_plane(a->plane[c], b->plane[c], w, h, &s))
-                return gpuimg__cpu_nomem(be);
-            total += s;
-        }
-        out->ssim = total / cn;
-        out->has_ssim = 1;
+    int has_ssim = w >= SSIM_TAPS && h >= SSIM_TAPS;
+    double ssim_total = 0.0;
+    for (int c = 0; has_ssim && c < cn; c++) {
+        double s;
+        if (!ssim_plane(a->plane[c], b->plane[c], w, h, &s))
+            return gpuimg__cpu_nomem(be);
+        ssim_total += s;
     }
+    gpuimg__compare_finish(out, w, h, cn, max_diff, differing, sum, squares, ssim_total, has_ssim);
     return GPUIMG_OK;
 }

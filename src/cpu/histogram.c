@@ -23,33 +23,14 @@ gpuimg_status gpuimg__cpu_stats(gpuimg_backend *be, const gpuimg_planes *src, gp
     gpuimg__cpu_histogram(be, src, &h);
     memset(out, 0, sizeof *out);
     out->channels = src->channels;
-    uint64_t n = gpuimg__plane_size(src);
-    out->count = n;
+    out->count = gpuimg__plane_size(src);
     for (int c = 0; c < src->channels; c++) {
-        uint64_t sum = 0, sq = 0, cdf = 0, half = (n + 1) / 2;
-        int lo = 256, hi = -1, median = -1;
-        for (int v = 0; v < 256; v++) {
-            uint64_t k = h.counts[c][v];
-            if (k == 0)
-                continue;
-            if (lo > v)
-                lo = v;
-            hi = v;
-            sum += k * (uint64_t)v;
-            sq += k * (uint64_t)v * (uint64_t)v;
-            cdf += k;
-            if (median < 0 && cdf >= half)
-                median = v;
+        uint64_t sum = 0, squares = 0; /* exact: at most 2^30 * 255^2 */
+        for (uint64_t v = 0; v < 256; v++) {
+            sum += h.counts[c][v] * v;
+            squares += h.counts[c][v] * v * v;
         }
-        out->min[c] = (uint8_t)lo;
-        out->max[c] = (uint8_t)hi;
-        out->median[c] = (uint8_t)median;
-        out->sum[c] = sum;
-        out->sum_squares[c] = sq;
-        out->mean[c] = (double)sum / (double)n;
-        /* N·Σv² - (Σv)² is exact in 128 bits (it reaches about 2^76). */
-        unsigned __int128 num = (unsigned __int128)n * sq - (unsigned __int128)sum * sum;
-        out->stddev[c] = sqrt((double)num) / (double)n;
+        gpuimg__stats_channel(out, c, out->count, sum, squares, h.counts[c]);
     }
     return GPUIMG_OK;
 }

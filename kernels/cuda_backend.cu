@@ -1,0 +1,535 @@
+// SPDX-License-Identifier: MIT
+// The CUDA backend: device memory, the stream, pinned staging, and the table
+// that plugs the kernels into the seam (src/backend.h).
+//
+// Every CUDA call and launch is checked; a failure becomes GPUIMG_ERR_DEVICE
+// with the CUDA error's name and text in the backend's message. An error
+// that poisons the context (an illegal address, a launch failure) is sticky:
+// the backend then refuses further work and says why. GPUIMG_SYNC=1
+// synchronizes after every launch, to pin an asynchronous error to its kernel.
+#include <new>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.cuh"
+#include "kernels.h"
+
+namespace {
+
+struct CudaBackend {
+    gpuimg_backend base; // first: the seam passes gpuimg_backend *
+    int device;
+    cudaStream_t stream;
+    cudaDeviceProp prop;
+    int sync_launches;
+    char broken[256]; // non-empty after a sticky error
+    uint8_t *h_staging = nullptr; // pinned, for upload and download
+    size_t staging_size = 0;
+    uint8_t *d_interleaved = nullptr;
+    size_t interleaved_size = 0;
+    void *d_scratch = nullptr; // sized by the kernels' scratch queries
+    size_t scratch_size = 0;
+    unsigned long long *d_small = nullptr; // 4 x 256 counts, then 4 x 4 results
+    double *d_ssim = nullptr;
+};
+
+constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 16;
+constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for word access
+
+int g_grid_limit = 1024; // set from the device's SM count when a backend opens
+
+CudaBackend *cuda(gpuimg_backend *be)
+{
+    return reinterpret_cast<CudaBackend *>(be);
+}
+
+gpuimg_status fail(CudaBackend *cb, cudaError_t err, const char *what)
+{
+    snprintf(cb->base.message, sizeof cb->base.message, "%s: %s (%s)", what,
+             cudaGetErrorString(err), cudaGetErrorName(err));
+    // cudaGetLastError clears a plain error; a sticky one (the context is
+    // corrupt) survives it, and then nothing more can run.
+    cudaGetLastError();
+    if (cudaGetLastError() != cudaSuccess && !cb->broken[0])
+        snprintf(cb->broken, sizeof cb->broken, "%s", cb->base.message);
+    return GPUIMG_ERR_DEVICE;
+}
+
+#define TRY(cb, what, call)                                                                      \
+    do {                                                                                         \
+        cudaError_t err_ = (call);                                                               \
+        if (err_ != cudaSuccess)                                                                 \
+            return fail((cb), err_, (what));                                                     \
+    } while (0)
+
+// After each launch: its error, and in GPUIMG_SYNC mode its completion.
+gpuimg_status launched(CudaBackend *cb, cudaError_t err, const char *kernel)
+{
+    if (err == cudaSuccess && cb->sync_launches)
+        err = cudaStreamSynchronize(cb->stream);
+    return err == cudaSuccess ? GPUIMG_OK : fail(cb, err, kernel);
+}
+
+#define LAUNCH(cb, kernel, call)                                                                 \
+    do {                                                                                         \
+        gpuimg_status st_ = launched((cb), (call), (kernel));                                    \
+        if (st_ != GPUIMG_OK)                                                                    \
+            return st_;                                                                          \
+    } while (0)
+
+gpuimg_status usable(CudaBackend *cb)
+{
+    if (!cb->broken[0])
+        return GPUIMG_OK;
+    snprintf(cb->base.message, sizeof cb->base.message,
+             "the CUDA context is unusable after an earlier error: %.180s", cb->broken);
+    return GPUIMG_ERR_DEVICE;
+}
+
+// Grows a device buffer to at least `bytes` (contents are not kept).
+gpuimg_status reserve(CudaBackend *cb, void **buf, size_t *size, size_t bytes, const char *what)
+{
+    if (*size >= bytes)
+        return GPUIMG_OK;
+    if (*buf) {
+        TRY(cb, "cudaFree", cudaFree(*buf));
+        *buf = nullptr;
+        *size = 0;
+    }
+    TRY(cb, what, cudaMalloc(buf, bytes));
+    *size = bytes;
+    return GPUIMG_OK;
+}
+
+gpuimg_status reserve_scratch(CudaBackend *cb, size_t bytes)
+{
+    return reserve(cb, &cb->d_scratch, &cb->scratch_size, bytes, "cudaMalloc (scratch)");
+}
+
+gpuimg_status reserve_staging(CudaBackend *cb, size_t bytes)
+{
+    gpuimg_status st = reserve(cb, reinterpret_cast<void **>(&cb->d_interleaved),
+                               &cb->interleaved_size, bytes, "cudaMalloc (interleaved)");
+    if (st != GPUIMG_OK || cb->staging_size >= bytes)
+        return st;
+    if (cb->h_staging) {
+        TRY(cb, "cudaFreeHost", cudaFreeHost(cb->h_staging));
+        cb->h_staging = nullptr;
+        cb->staging_size = 0;
+    }
+    TRY(cb, "cudaHostAlloc (pinned staging)", cudaHostAlloc(&cb->h_staging, bytes, 0));
+    cb->staging_size = bytes;
+    return GPUIMG_OK;
+}
+
+size_t plane_pitch(int w, int h)
+{
+    size_t n = (size_t)w * (size_t)h;
+    return (n + PLANE_ALIGN - 1) / PLANE_ALIGN * PLANE_ALIGN;
+}
+
+gpuimg_dplanes dplanes(const gpuimg_planes *p)
+{
+    gpuimg_dplanes d;
+    for (int c = 0; c < 4; c++)
+        d.p[c] = p->plane[c];
+    return d;
+}
+
+size_t npix(const gpuimg_planes *p)
+{
+    return (size_t)p->width * (size_t)p->height;
+}
+
+// ---- the table ----
+
+void cuda_close(gpuimg_backend *be)
+{
+    CudaBackend *cb = cuda(be);
+    // Teardown errors cannot be reported any more; the process is leaving
+    // the backend either way.
+    cudaFree(cb->d_scratch);
+    cudaFree(cb->d_interleaved);
+    cudaFree(cb->d_small);
+    cudaFree(cb->d_ssim);
+    cudaFreeHost(cb->h_staging);
+    if (cb->stream)
+        cudaStreamDestroy(cb->stream);
+    delete cb;
+}
+
+gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msglen);
+
+void cuda_describe(gpuimg_backend *be, char *text, size_t len)
+{
+    CudaBackend *cb = cuda(be);
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    snprintf(text, len,
+             "cuda: device %d: %s, %.1f GiB, compute capability %d.%d, %d SMs; "
+             "CUDA runtime %d.%d, driver %d.%d",
+             cb->device, cb->prop.name, cb->prop.totalGlobalMem / 1073741824.0, cb->prop.major,
+             cb->prop.minor, cb->prop.multiProcessorCount, runtime / 1000, runtime % 1000 / 10,
+             driver / 1000, driver % 1000 / 10);
+}
+
+gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c)
+{
+    CudaBackend *cb = cuda(be);
+    memset(p, 0, sizeof *p);
+    gpuimg_status st = usable(cb);
+    if (st != GPUIMG_OK)
+        return st;
+    void *base = nullptr;
+    TRY(cb, "cudaMalloc (planes)", cudaMalloc(&base, plane_pitch(w, h) * c));
+    p->width = w;
+    p->height = h;
+    p->channels = c;
+    for (int k = 0; k < c; k++)
+        p->plane[k] = static_cast<uint8_t *>(base) + k * plane_pitch(w, h);
+    return GPUIMG_OK;
+}
+
+void cuda_planes_free(gpuimg_backend *be, gpuimg_planes *p)
+{
+    (void)be;
+    cudaFree(p->plane[0]); // an error here would be a sticky one, reported by the next call
+    memset(p, 0, sizeof *p);
+}
+
+gpuimg_status cuda_planes_fill(gpuimg_backend *be, gpuimg_planes *p, uint8_t value)
+{
+    CudaBackend *cb = cuda(be);
+    for (int c = 0; c < p->channels; c++)
+        TRY(cb, "cudaMemsetAsync", cudaMemsetAsync(p->plane[c], value, npix(p), cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    size_t bytes = npix(dst) * src->channels;
+    gpuimg_status st = reserve_staging(cb, bytes);
+    if (st != GPUIMG_OK)
+        return st;
+    memcpy(cb->h_staging, src->data, bytes);
+    TRY(cb, "cudaMemcpyAsync (upload)",
+        cudaMemcpyAsync(cb->d_interleaved, cb->h_staging, bytes, cudaMemcpyHostToDevice,
+                        cb->stream));
+    LAUNCH(cb, "deinterleave",
+           gpuimg__cuda_deinterleave(cb->d_interleaved, dplanes(dst), src->channels, npix(dst),
+                                     cb->stream));
+    // The staging buffer is reused by the next upload: wait for the copy.
+    TRY(cb, "cudaStreamSynchronize (upload)", cudaStreamSynchronize(cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst)
+{
+    CudaBackend *cb = cuda(be);
+    size_t bytes = npix(src) * src->channels;
+    gpuimg_status st = reserve_staging(cb, bytes);
+    if (st != GPUIMG_OK)
+        return st;
+    LAUNCH(cb, "interleave",
+           gpuimg__cuda_interleave(dplanes(src), cb->d_interleaved, src->channels, npix(src),
+                                   cb->stream));
+    TRY(cb, "cudaMemcpyAsync (download)",
+        cudaMemcpyAsync(cb->h_staging, cb->d_interleaved, bytes, cudaMemcpyDeviceToHost,
+                        cb->stream));
+    TRY(cb, "cudaStreamSynchronize (download)", cudaStreamSynchronize(cb->stream));
+    memcpy(dst->data, cb->h_staging, bytes);
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_separable(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                             const float *weights, int radius, gpuimg_border border)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height));
+    for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
+        st = launched(cb,
+                      gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch, src->width,
+                                        src->height, weights, radius, border, cb->stream),
+                      "blur");
+    return st;
+}
+
+gpuimg_status cuda_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                       int radius, gpuimg_border border)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height));
+    for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
+        st = launched(cb,
+                      gpuimg__cuda_box(src->plane[c], dst->plane[c], cb->d_scratch, src->width,
+                                       src->height, radius, border, cb->stream),
+                      "box");
+    return st;
+}
+
+gpuimg_status cuda_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                            const gpuimg_conv *k, gpuimg_border border)
+{
+    CudaBackend *cb = cuda(be);
+    for (int c = 0; c < src->channels; c++)
+        LAUNCH(cb, "convolve",
+               gpuimg__cuda_convolve(src->plane[c], dst->plane[c], src->width, src->height, k,
+                                     border, cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_sobel(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                         gpuimg_border border)
+{
+    CudaBackend *cb = cuda(be);
+    for (int c = 0; c < src->channels; c++)
+        LAUNCH(cb, "sobel",
+               gpuimg__cuda_sobel(src->plane[c], dst->plane[c], src->width, src->height, border,
+                                  cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status move_planes(CudaBackend *cb, const gpuimg_planes *src, gpuimg_planes *dst,
+                          gpuimg_move move)
+{
+    for (int c = 0; c < src->channels; c++)
+        LAUNCH(cb, "transpose",
+               gpuimg__cuda_move(src->plane[c], dst->plane[c], src->width, src->height, move,
+                                 cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_transpose(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    return move_planes(cuda(be), src, dst, GPUIMG_MOVE_TRANSPOSE);
+}
+
+gpuimg_status cuda_rotate(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                          int quarter_turns_cw)
+{
+    static const gpuimg_move moves[4] = {GPUIMG_MOVE_TRANSPOSE, GPUIMG_MOVE_ROTATE90,
+                                         GPUIMG_MOVE_ROTATE180, GPUIMG_MOVE_ROTATE270};
+    return move_planes(cuda(be), src, dst, moves[quarter_turns_cw & 3]);
+}
+
+gpuimg_status cuda_flip(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst, int axis)
+{
+    return move_planes(cuda(be), src, dst,
+                       axis == GPUIMG_FLIP_H ? GPUIMG_MOVE_FLIP_H : GPUIMG_MOVE_FLIP_V);
+}
+
+// Value operations pass alpha (the last of 2 or 4 channels) through.
+gpuimg_status copy_alpha(CudaBackend *cb, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    if (src->channels % 2 == 0)
+        TRY(cb, "cudaMemcpyAsync (alpha)",
+            cudaMemcpyAsync(dst->plane[dst->channels - 1], src->plane[src->channels - 1],
+                            npix(src), cudaMemcpyDeviceToDevice, cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_grayscale(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    if (src->channels >= 3)
+        LAUNCH(cb, "luma",
+               gpuimg__cuda_luma(src->plane[0], src->plane[1], src->plane[2], dst->plane[0],
+                                 npix(src), cb->stream));
+    else
+        TRY(cb, "cudaMemcpyAsync (gray)",
+            cudaMemcpyAsync(dst->plane[0], src->plane[0], npix(src), cudaMemcpyDeviceToDevice,
+                            cb->stream));
+    return copy_alpha(cb, src, dst);
+}
+
+gpuimg_status cuda_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    for (int c = 0; c < src->channels - (src->channels % 2 == 0); c++)
+        LAUNCH(cb, "invert",
+               gpuimg__cuda_invert(src->plane[c], dst->plane[c], npix(src), cb->stream));
+    return copy_alpha(cb, src, dst);
+}
+
+// The counts of every channel into d_small[0 .. 256 channels).
+gpuimg_status device_histograms(CudaBackend *cb, const gpuimg_planes *src)
+{
+    TRY(cb, "cudaMemsetAsync (counts)",
+        cudaMemsetAsync(cb->d_small, 0, SMALL_COUNTS * sizeof(unsigned long long), cb->stream));
+    for (int c = 0; c < src->channels; c++)
+        LAUNCH(cb, "histogram",
+               gpuimg__cuda_histogram(src->plane[c], npix(src), cb->d_small + 256 * c,
+                                      cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_equalize(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = device_histograms(cb, src);
+    if (st == GPUIMG_OK)
+        st = reserve_scratch(cb, 4 * 256);
+    for (int c = 0; st == GPUIMG_OK && c < src->channels - (src->channels % 2 == 0); c++)
+        st = launched(cb,
+                      gpuimg__cuda_equalize(src->plane[c], dst->plane[c], npix(src),
+                                            cb->d_small + 256 * c,
+                                            static_cast<uint8_t *>(cb->d_scratch) + 256 * c,
+                                            cb->stream),
+                      "equalize");
+    return st == GPUIMG_OK ? copy_alpha(cb, src, dst) : st;
+}
+
+gpuimg_status cuda_histogram(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = device_histograms(cb, src);
+    if (st != GPUIMG_OK)
+        return st;
+    unsigned long long counts[SMALL_COUNTS];
+    TRY(cb, "cudaMemcpy (histogram)",
+        cudaMemcpyAsync(counts, cb->d_small, sizeof counts, cudaMemcpyDeviceToHost, cb->stream));
+    TRY(cb, "cudaStreamSynchronize (histogram)", cudaStreamSynchronize(cb->stream));
+    memset(out, 0, sizeof *out);
+    out->channels = src->channels;
+    for (int c = 0; c < src->channels; c++)
+        for (int v = 0; v < 256; v++)
+            out->counts[c][v] = counts[256 * c + v];
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_stats(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_histogram h; // for the median
+    gpuimg_status st = cuda_histogram(be, src, &h);
+    if (st != GPUIMG_OK)
+        return st;
+    unsigned long long *results = cb->d_small + SMALL_COUNTS;
+    for (int c = 0; c < src->channels; c++) {
+        LAUNCH(cb, "reduce", gpuimg__cuda_reduce_init(results + 4 * c, cb->stream));
+        LAUNCH(cb, "reduce", gpuimg__cuda_reduce(src->plane[c], npix(src), results + 4 * c,
+                                                 cb->stream));
+    }
+    unsigned long long r[SMALL_RESULTS];
+    TRY(cb, "cudaMemcpy (stats)",
+        cudaMemcpyAsync(r, results, sizeof r, cudaMemcpyDeviceToHost, cb->stream));
+    TRY(cb, "cudaStreamSynchronize (stats)", cudaStreamSynchronize(cb->stream));
+    memset(out, 0, sizeof *out);
+    out->channels = src->channels;
+    out->count = npix(src);
+    for (int c = 0; c < src->channels; c++) {
+        gpuimg__stats_channel(out, c, out->count, r[4 * c + 2], r[4 * c + 3], h.counts[c]);
+        // min and max come from the reduction; the histogram must agree
+        if (out->min[c] != r[4 * c] || out->max[c] != r[4 * c + 1]) {
+            snprintf(cb->base.message, sizeof cb->base.message,
+                     "stats: reduction and histogram disagree on channel %d", c);
+            return GPUIMG_ERR_INTERNAL;
+        }
+    }
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_compare(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                           int fuzz, gpuimg_compare_result *out)
+{
+    CudaBackend *cb = cuda(be);
+    unsigned long long *results = cb->d_small + SMALL_COUNTS;
+    int w = a->width, h = a->height;
+    size_t ssim_bytes = gpuimg__cuda_ssim_scratch(w, h);
+    TRY(cb, "cudaMemsetAsync (compare)",
+        cudaMemsetAsync(results, 0, 4 * sizeof(unsigned long long), cb->stream));
+    TRY(cb, "cudaMemsetAsync (ssim)", cudaMemsetAsync(cb->d_ssim, 0, sizeof(double), cb->stream));
+    LAUNCH(cb, "compare",
+           gpuimg__cuda_diff_metrics(dplanes(a), dplanes(b), a->channels, npix(a), fuzz, results,
+                                     cb->stream));
+    if (ssim_bytes) {
+        gpuimg_status st = reserve_scratch(cb, ssim_bytes);
+        if (st != GPUIMG_OK)
+            return st;
+        for (int c = 0; c < a->channels; c++)
+            LAUNCH(cb, "ssim",
+                   gpuimg__cuda_ssim(a->plane[c], b->plane[c], w, h, cb->d_scratch, cb->d_ssim,
+                                     cb->stream));
+    }
+    unsigned long long r[4];
+    double ssim_total = 0.0;
+    TRY(cb, "cudaMemcpy (compare)",
+        cudaMemcpyAsync(r, results, sizeof r, cudaMemcpyDeviceToHost, cb->stream));
+    TRY(cb, "cudaMemcpy (ssim)",
+        cudaMemcpyAsync(&ssim_total, cb->d_ssim, sizeof ssim_total, cudaMemcpyDeviceToHost,
+                        cb->stream));
+    TRY(cb, "cudaStreamSynchronize (compare)", cudaStreamSynchronize(cb->stream));
+    // The device sums each channel's SSIM map; SPEC averages each map over its
+    // pixels, then over channels.
+    double map_pixels = ssim_bytes ? (double)(w - 10) * (double)(h - 10) : 1.0;
+    gpuimg__compare_finish(out, w, h, a->channels, (int)r[0], r[1], r[2], r[3],
+                           ssim_total / map_pixels, ssim_bytes != 0);
+    return GPUIMG_OK;
+}
+
+const gpuimg_backend_ops cuda_ops = {
+    "cuda",          cuda_open,        cuda_close,     cuda_describe,  cuda_planes_alloc,
+    cuda_planes_free, cuda_planes_fill, cuda_upload,   cuda_download,  cuda_separable,
+    cuda_box,        cuda_convolve,    cuda_sobel,     cuda_transpose, cuda_rotate,
+    cuda_flip,       cuda_grayscale,   cuda_invert,    cuda_equalize,  cuda_histogram,
+    cuda_stats,      cuda_compare,
+};
+
+gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msglen)
+{
+    *out = nullptr;
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        snprintf(msg, msglen, "no CUDA device (%s)",
+                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        cudaGetLastError();
+        return GPUIMG_ERR_NO_DEVICE;
+    }
+    if (device >= count) {
+        snprintf(msg, msglen, "no CUDA device %d (%d present)", device, count);
+        return GPUIMG_ERR_NO_DEVICE;
+    }
+    CudaBackend *cb = new (std::nothrow) CudaBackend();
+    if (!cb) {
+        snprintf(msg, msglen, "out of memory");
+        return GPUIMG_ERR_NOMEM;
+    }
+    cb->base.ops = &cuda_ops;
+    cb->device = device;
+    const char *sync = getenv("GPUIMG_SYNC");
+    cb->sync_launches = sync && strcmp(sync, "1") == 0;
+    // cudaFree(0) creates the context now, so its cost shows as "init".
+    if ((err = cudaSetDevice(device)) != cudaSuccess || (err = cudaFree(0)) != cudaSuccess ||
+        (err = cudaGetDeviceProperties(&cb->prop, device)) != cudaSuccess ||
+        (err = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking)) != cudaSuccess ||
+        (err = cudaMalloc(&cb->d_small, (SMALL_COUNTS + SMALL_RESULTS) *
+                                            sizeof(unsigned long long))) != cudaSuccess ||
+        (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess) {
+        snprintf(msg, msglen, "CUDA device %d unusable: %s", device, cudaGetErrorString(err));
+        cudaGetLastError();
+        cuda_close(&cb->base);
+        return GPUIMG_ERR_NO_DEVICE;
+    }
+    g_grid_limit = cb->prop.multiProcessorCount * 8;
+    *out = &cb->base;
+    return GPUIMG_OK;
+}
+
+} // namespace
+
+int gpuimg__grid_for(size_t n, int threads)
+{
+    size_t blocks = (n + (size_t)threads - 1) / (size_t)threads;
+    if (blocks < 1)
+        blocks = 1;
+    return (int)(blocks < (size_t)g_grid_limit ? blocks : (size_t)g_grid_limit);
+}
+
+extern "C" const gpuimg_backend_ops *gpuimg__cuda_backend(void)
+{
+    return &cuda_ops;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/* The CUDA launchers, one group per kernel file. Each takes device pointers
+ * and a stream, returns early on an empty image, launches asynchronously and
+ * returns the launch's error; kernels/cuda_backend.cu owns memory and turns
+ * errors into statuses. Nobody else writes <<<>>>. */
+#ifndef GPUIMG_KERNELS_H
+#define GPUIMG_KERNELS_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Plane pointers by value, so kernels need no indirection. */
+typedef struct gpuimg_dplanes {
+    uint8_t *p[4];
+} gpuimg_dplanes;
+
+/* layout.cu: interleaved (array of structures) <-> planes. */
+cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dplanes dst, int channels,
+                                      size_t pixels, cudaStream_t stream);
+cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int channels,
+                                    size_t pixels, cudaStream_t stream);
+
+/* separable.cu: blur (float intermediate, d_tmp: w*h floats) and box (exact
+ * integer window sums, d_tmp: w*h uint32). */
+size_t gpuimg__cuda_separable_scratch(int w, int h);
+cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w, int h,
+                              const float *h_weights, int radius, gpuimg_border border,
+                              cudaStream_t stream);
+cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w, int h,
+                             int radius, gpuimg_border border, cudaStream_t stream);
+
+/* convolve.cu: 2-D convolution and the Sobel magnitude, one plane. */
+cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
+                                  const gpuimg_conv *k, gpuimg_border border, cudaStream_t stream);
+cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
+                               gpuimg_border border, cudaStream_t stream);
+
+/* transpose.cu: the tiled transpose and the moves built on it. */
+typedef enum {
+    GPUIMG_MOVE_TRANSPOSE,
+    GPUIMG_MOVE_ROTATE90,
+    GPUIMG_MOVE_ROTATE180,
+    GPUIMG_MOVE_ROTATE270,
+    GPUIMG_MOVE_FLIP_H,
+    GPUIMG_MOVE_FLIP_V
+} gpuimg_move;
+cudaError_t gpuimg__cuda_move(const uint8_t *d_src, uint8_t *d_dst, int w, int h, gpuimg_move move,
+                              cudaStream_t stream);
+
+/* histogram.cu: 256 counts of one plane added into d_counts (zeroed by the caller). */
+cudaError_t gpuimg__cuda_histogram(const uint8_t *d_src, size_t n,
+                                   unsigned long long *d_counts, cudaStream_t stream);
+
+/* reduce.cu: min, max, sum and sum of squares of one plane into d_out:
+ * [0] min, [1] max, [2] sum, [3] sum of squares; set up by
+ * gpuimg__cuda_reduce_init. */
+cudaError_t gpuimg__cuda_reduce_init(unsigned long long *d_out, cudaStream_t stream);
+cudaError_t gpuimg__cuda_reduce(const uint8_t *d_src, size_t n, unsigned long long *d_out,
+                                cudaStream_t stream);
+
+/* pointwise.cu: luma, inversion, equalization (d_counts: the plane's
+ * histogram, d_lut: 256 bytes of scratch). */
+cudaError_t gpuimg__cuda_luma(const uint8_t *d_r, const uint8_t *d_g, const uint8_t *d_b,
+                              uint8_t *d_dst, size_t n, cudaStream_t stream);
+cudaError_t gpuimg__cuda_invert(const uint8_t *d_src, uint8_t *d_dst, size_t n,
+                                cudaStream_t stream);
+cudaError_t gpuimg__cuda_equalize(const uint8_t *d_src, uint8_t *d_dst, size_t n,
+                                  const unsigned long long *d_counts, uint8_t *d_lut,
+                                  cudaStream_t stream);
+
+/* compare.cu: differences of all channels into d_out: [0] max diff,
+ * [1] differing pixels, [2] sum of d, [3] sum of d^2 (zeroed by the caller);
+ * SSIM of one channel added into *d_ssim_sum (the caller divides). */
+cudaError_t gpuimg__cuda_diff_metrics(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n,
+                                      int fuzz, unsigned long long *d_out, cudaStream_t stream);
+size_t gpuimg__cuda_ssim_scratch(int w, int h);
+cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h, void *d_tmp,
+                              double *d_ssim_sum, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* Host arithmetic shared by the backends: the doubles of stats and compare
+ * computed from exact integer sums, one formula for both. */
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+
+void gpuimg__stats_channel(gpuimg_stats *out, int c, uint64_t n, uint64_t sum, uint64_t squares,
+                           const uint64_t counts[256])
+{
+    int lo = 0, hi = 255, median = 0;
+    while (counts[lo] == 0)
+        lo++;
+    while (counts[hi] == 0)
+        hi--;
+    uint64_t cdf = 0, half = (n + 1) / 2; /* the smallest v with cdf[v] >= ceil(N/2) */
+    while ((cdf += counts[median]) < half)
+        median++;
+    out->min[c] = (uint8_t)lo;
+    out->max[c] = (uint8_t)hi;
+    out->median[c] = (uint8_t)median;
+    out->sum[c] = sum;
+    out->sum_squares[c] = squares;
+    out->mean[c] = (double)sum / (double)n;
+    /* N·Σv² - (Σv)² is exact in 128 bits (it reaches about 2^76). */
+    unsigned __int128 num = (unsigned __int128)n * squares - (unsigned __int128)sum * sum;
+    out->stddev[c] = sqrt((double)num) / (double)n;
+}
+
+void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channels, int max_diff,
+                            uint64_t differing, uint64_t sum, uint64_t squares, double ssim_total,
+                            int has_ssim)
+{
+    memset(out, 0, sizeof *out);
+    double values = (double)w * (double)h * channels;
+    out->width = w;
+    out->height = h;
+    out->channels = channels;
+    out->max_diff = max_diff;
+    out->differing = differing;
+    out->identical = max_diff == 0;
+    out->mae = (double)sum / values;
+    out->rmse = sqrt((double)squares / values);
+    if (!out->identical)
+        out->psnr = 10.0 * log10(255.0 * 255.0 / ((double)squares / values));
+    out->has_ssim = has_ssim;
+    if (has_ssim)
+        out->ssim = ssim_total / channels;
+}
