@@ -78,7 +78,7 @@ test-unit: $(GPUIMG) $(SUITE)
 # well; on the GPU machine compute-sanitizer checks the kernels instead.
 test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
-	    SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test-unit
+	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
 test: test-unit test-sanitize
 

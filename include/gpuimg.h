@@ -116,11 +116,22 @@ gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out);
 gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
                                  gpuimg_image *out);
 
-/* Encoding. path "-" writes standard output. format NONE means "from the
- * extension". A file is written atomically: a temporary file in the target
- * folder, renamed into place, so no failure leaves a partial file. */
+/* Encoding. path "-" writes standard output in `format` (NONE: PNG); a
+ * file's format comes from its extension. A file is written atomically: a
+ * temporary file in the target folder, renamed into place, so no failure
+ * leaves a partial file. */
 gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
                           const gpuimg_image *img);
+
+/* The checks gpuimg_save makes before any work, for callers that want them
+ * before decoding: the format is known (GPUIMG_ERR_FORMAT), the folder exists
+ * (GPUIMG_ERR_IO), and the output is not the file `input` (GPUIMG_ERR_USAGE;
+ * input may be NULL). */
+gpuimg_status gpuimg_check_output(gpuimg_ctx *ctx, const char *path, const char *input);
+
+/* Removes the temporary files of writes in progress. Async-signal-safe: for
+ * a SIGINT/SIGTERM handler, so that an interrupted write leaves nothing. */
+void gpuimg_remove_temporaries(void);
 
 /* Opens the named backend ("cpu", "cuda") to describe it for `gpuimg info`:
  * on success text holds e.g. the GPU's name, memory and compute capability;

@@ -41,7 +41,7 @@ __device__ __forceinline__ int border_index(int i, int n, gpuimg_border mode)
 __device__ __forceinline__ uint8_t store_u8(float v)
 {
     float r = floorf(v + 0.5f);
-    return r <= 0.0f ? 0 : r >= 255.0f ? 255 : (uint8_t)r;
+    return !(r > 0.0f) ? 0 : r >= 255.0f ? 255 : (uint8_t)r; // NaN -> 0, as on the CPU
 }
 
 __host__ __device__ constexpr int ceil_div(long long a, long long b)

@@ -45,10 +45,13 @@ static gpuimg_status read_text(gpuimg_ctx *ctx, const char *path, char **text)
                             "kernel: '%s' is neither a named kernel nor a readable file (%s)", path,
                             strerror(errno));
     struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size > MAX_FILE_BYTES) {
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
         fclose(f);
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s: not a kernel file%s", path,
-                            sb.st_size > MAX_FILE_BYTES ? " (over 1 MiB)" : "");
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s: not a regular file", path);
+    }
+    if (sb.st_size > MAX_FILE_BYTES) {
+        fclose(f);
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s: over 1 MiB", path);
     }
     char *buf = malloc((size_t)sb.st_size + 1);
     if (!buf) {
@@ -98,9 +101,15 @@ static gpuimg_status parse_file(gpuimg_ctx *ctx, const char *path, float **weigh
             char *end;
             errno = 0;
             double v = strtod(tok, &end);
-            if (end == tok || *end || errno == ERANGE || !isfinite(v) || fabs(v) > 1e30) {
+            if (end == tok || *end || errno == ERANGE || !isfinite(v)) {
                 st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s:%d: '%s' is not a number",
                                   path, line_no, tok);
+                break;
+            }
+            if (fabs(v) > 1e30) { /* keeps every sum of products finite in float */
+                st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
+                                  "kernel: %s:%d: %s is out of range (|weight| <= 1e30)", path,
+                                  line_no, tok);
                 break;
             }
             if (n >= GPUIMG__MAX_KERNEL || rows >= GPUIMG__MAX_KERNEL) {

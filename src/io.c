@@ -4,10 +4,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <png.h>
@@ -61,33 +64,52 @@ gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t wid
     return GPUIMG_OK;
 }
 
-/* Reads a whole stream; the buffer is the caller's to free. */
+/* Reads up to `want` more bytes into the growing buffer; 0 at end of file. */
+static gpuimg_status read_more(gpuimg_ctx *ctx, FILE *f, const char *name, uint8_t **buf,
+                               size_t *cap, size_t *len, size_t want, size_t *got)
+{
+    if (*cap - *len < want) {
+        size_t bigger = *cap * 2 > *len + want ? *cap * 2 : *len + want;
+        uint8_t *b = realloc(*buf, bigger);
+        if (!b)
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+        *buf = b;
+        *cap = bigger;
+    }
+    *got = fread(*buf + *len, 1, want, f);
+    *len += *got;
+    if (*got < want && ferror(f))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", name, strerror(errno ? errno : EIO));
+    return GPUIMG_OK;
+}
+
+#define PROBE_BYTES 65536
+
+/* Reads a whole stream, the buffer the caller's to free. The first bytes
+ * must look like an image before the rest is read (so a huge or endless
+ * stream of something else fails at once), and no file may be larger than
+ * the largest image --max-pixels allows could be (8 bytes a pixel, 16-bit
+ * RGBA uncompressed, plus 64 MiB of metadata). */
 static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, uint8_t **data,
                                  size_t *size)
 {
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    if (!buf)
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
-    for (;;) {
-        if (len == cap) {
-            uint8_t *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!bigger) {
-                free(buf);
-                return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
+    uint8_t *buf = NULL;
+    size_t cap = 0, len = 0, got;
+    gpuimg_status st = read_more(ctx, f, name, &buf, &cap, &len, PROBE_BYTES, &got);
+    if (st == GPUIMG_OK && len > 0 && !gpuimg__is_png(buf, len) && !gpuimg__stb_plausible(buf, len))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
+                          name);
+    uint64_t limit = ctx->cfg.max_pixels * 8 + (UINT64_C(64) << 20);
+    while (st == GPUIMG_OK && got > 0) {
+        if (len > limit)
+            st = gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                              "%s: file larger than any image within --max-pixels", name);
+        else
+            st = read_more(ctx, f, name, &buf, &cap, &len, cap > len ? cap - len : cap, &got);
     }
-    if (ferror(f)) {
-        int e = errno;
+    if (st != GPUIMG_OK) {
         free(buf);
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", name, strerror(e ? e : EIO));
+        return st;
     }
     *data = buf;
     *size = len;
@@ -160,12 +182,78 @@ static void parent_folder(const char *path, char *buf, size_t len)
         snprintf(buf, len, "%.*s", (int)(slash - path), path);
 }
 
-static mode_t current_umask(void)
+gpuimg_status gpuimg_check_output(gpuimg_ctx *ctx, const char *path, const char *input)
 {
-    /* umask can only be read by setting it; put it straight back. */
-    mode_t m = umask(022);
-    umask(m);
-    return m;
+    if (strcmp(path, "-") == 0)
+        return GPUIMG_OK;
+    if (gpuimg_format_from_path(path) == GPUIMG_FORMAT_NONE)
+        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: unsupported output format (supported: %s)",
+                            path, gpuimg_format_list());
+    char folder[4096];
+    parent_folder(path, folder, sizeof folder);
+    struct stat so, si;
+    if (stat(folder, &so) != 0 || !S_ISDIR(so.st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: folder %s does not exist", path, folder);
+    if (stat(path, &so) == 0 && S_ISDIR(so.st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
+    if (input && strcmp(input, "-") != 0 && stat(path, &so) == 0 && stat(input, &si) == 0 &&
+        so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: output would overwrite the input", path);
+    return GPUIMG_OK;
+}
+
+/* Temporary files of writes in progress, for gpuimg_remove_temporaries()
+ * to delete from a signal handler: a slot is 0 free, 1 being filled, 2 live. */
+#define TEMP_SLOTS 64
+static char temp_paths[TEMP_SLOTS][4200];
+static atomic_int temp_state[TEMP_SLOTS];
+
+static int temp_register(const char *path)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&temp_state[i], &expected, 1)) {
+            snprintf(temp_paths[i], sizeof temp_paths[i], "%s", path);
+            atomic_store(&temp_state[i], 2);
+            return i;
+        }
+    }
+    return -1; /* more writes in flight than slots: this one is not covered */
+}
+
+static void temp_unregister(int slot)
+{
+    if (slot >= 0)
+        atomic_store(&temp_state[slot], 0);
+}
+
+void gpuimg_remove_temporaries(void)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (atomic_load(&temp_state[i]) == 2)
+            unlink(temp_paths[i]);
+}
+
+/* Creates "<folder>/.<name>.gpuimg-XXXXXXXX" exclusively, mode 0666 less the
+ * umask (mkstemp's 0600 would need the umask read back, which is racy). */
+static int create_temp(const char *folder, const char *base, char *tmp, size_t len)
+{
+    static atomic_uint counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned x = (unsigned)getpid() * 2654435761u ^ (unsigned)ts.tv_nsec ^
+                     atomic_fetch_add(&counter, 1) * 40503u;
+        int n = snprintf(tmp, len, "%s/.%s.gpuimg-%08x", folder, base, x);
+        if (n < 0 || (size_t)n >= len) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    return -1;
 }
 
 gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
@@ -173,17 +261,24 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
 {
     int is_stdout = strcmp(path, "-") == 0;
     const char *name = is_stdout ? "<stdout>" : path;
-    if (format == GPUIMG_FORMAT_NONE)
-        format = is_stdout ? GPUIMG_FORMAT_PNG : gpuimg_format_from_path(path);
-    if (format == GPUIMG_FORMAT_NONE)
-        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: unsupported output format (supported: %s)",
-                            path, gpuimg_format_list());
+    if (!is_stdout)
+        format = gpuimg_format_from_path(path);
+    else if (format == GPUIMG_FORMAT_NONE)
+        format = GPUIMG_FORMAT_PNG;
     if (!img->data || img->channels < 1 || img->channels > 4 ||
         gpuimg__image_bytes(img->width, img->height, img->channels) == 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: invalid image", name);
+    gpuimg_status st = gpuimg_check_output(ctx, path, NULL);
+    if (st != GPUIMG_OK)
+        return st;
+    /* stb_image_write indexes with int */
+    if ((format == GPUIMG_FORMAT_JPEG || format == GPUIMG_FORMAT_BMP ||
+         format == GPUIMG_FORMAT_TGA) &&
+        gpuimg__image_bytes(img->width, img->height, img->channels) > INT_MAX)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "%s: image too large for this format's writer (at most 2 GiB)", name);
 
     double t0 = gpuimg__now_ms();
-    gpuimg_status st;
     if (is_stdout) {
         st = encode(ctx, stdout, name, format, img);
         if (st == GPUIMG_OK && fflush(stdout) != 0)
@@ -192,35 +287,20 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
         return st;
     }
 
-    char folder[4096];
+    char folder[4096], tmp[4200];
     parent_folder(path, folder, sizeof folder);
-    struct stat sb;
-    if (stat(folder, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: folder %s does not exist", path, folder);
-    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
-
     const char *slash = strrchr(path, '/');
-    char tmp[4200];
-    int n = snprintf(tmp, sizeof tmp, "%s/.%s.gpuimg-XXXXXX", folder, slash ? slash + 1 : path);
-    if (n < 0 || (size_t)n >= sizeof tmp)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: path too long", path);
-    int fd = mkstemp(tmp);
+    int fd = create_temp(folder, slash ? slash + 1 : path, tmp, sizeof tmp);
     if (fd < 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create a file in %s: %s", path, folder,
                             strerror(errno));
-    /* mkstemp creates 0600; give the output the usual permissions. */
-    if (fchmod(fd, 0666 & ~current_umask()) != 0) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(e));
-    }
+    int slot = temp_register(tmp);
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         int e = errno;
         close(fd);
         unlink(tmp);
+        temp_unregister(slot);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: %s", path, strerror(e));
     }
     st = encode(ctx, f, path, format, img);
@@ -230,6 +310,7 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
     if (st != GPUIMG_OK)
         unlink(tmp);
+    temp_unregister(slot);
     ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
     return st;
 }

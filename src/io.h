@@ -14,6 +14,8 @@ gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t wid
                                  uint64_t height);
 
 int gpuimg__is_png(const uint8_t *data, size_t size);
+/* Whether the first bytes of a file look like an image stb can read. */
+int gpuimg__stb_plausible(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
 /* Every other read format, through stb_image. */

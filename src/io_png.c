@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* PNG through libpng: reading checks every chunk's CRC and the stream's
  * completeness (stb_image does neither), writing honours --png-level. */
+#include <errno.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -63,29 +64,35 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
         if (st == GPUIMG_ERR_TOO_LARGE)
             return st;
     }
-    struct png_job job = {.ctx = ctx, .name = name, .data = data, .size = size};
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
+    /* The callbacks write into job between setjmp and longjmp; on the heap,
+     * behind a pointer that never changes, its contents stay defined. */
+    struct png_job *job = calloc(1, sizeof *job);
+    png_structp png =
+        job ? png_create_read_struct(PNG_LIBPNG_VER_STRING, job, on_error, on_warning) : NULL;
     png_infop info = png ? png_create_info_struct(png) : NULL;
     if (!info) {
         png_destroy_read_struct(&png, NULL, NULL);
+        free(job);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     }
+    *job = (struct png_job){.ctx = ctx, .name = name, .data = data, .size = size};
     /* Set inside the setjmp region, so volatile keeps them valid after a longjmp. */
     gpuimg_image *volatile img = NULL;
     png_bytep *volatile rows = NULL;
     gpuimg_status volatile st = GPUIMG_ERR_DECODE;
+    int volatile deep = 0;
 
     if (setjmp(png_jmpbuf(png))) {
         if (st == GPUIMG_ERR_DECODE) {
-            if (job.hit_end)
+            if (job->hit_end)
                 gpuimg__fail(ctx, st, "%s: not a supported image (truncated PNG)", name);
             else
                 gpuimg__fail(ctx, st, "%s: not a supported image (damaged PNG: %s)", name,
-                             job.message);
+                             job->message);
         }
         goto done;
     }
-    png_set_read_fn(png, &job, read_bytes);
+    png_set_read_fn(png, job, read_bytes);
     /* Our own limits apply (checked below with a clear message); libpng's
      * default 1,000,000 would only give a vaguer one. */
     png_set_user_limits(png, 0x7fffffff, 0x7fffffff);
@@ -98,7 +105,7 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     png_set_expand(png); /* palette -> RGB, gray < 8 bits -> 8, tRNS -> alpha */
     if (depth == 16) {
         png_set_scale_16(png); /* rounds, where strip_16 would truncate */
-        gpuimg__warn(ctx, "%s: 16-bit PNG reduced to 8 bits per channel", name);
+        deep = 1;
     }
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
@@ -125,9 +132,12 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     png_read_image(png, rows);
     png_read_end(png, NULL); /* reads up to IEND: a cut after the pixels still fails */
     st = GPUIMG_OK;
+    if (deep) /* only once the file proved good */
+        gpuimg__warn(ctx, "%s: 16-bit PNG reduced to 8 bits per channel", name);
 done:
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);
+    free(job);
     if (st != GPUIMG_OK && img)
         gpuimg_image_free(img);
     return st;
@@ -137,7 +147,7 @@ static void write_bytes(png_structp png, png_bytep src, size_t len)
 {
     struct png_job *job = png_get_io_ptr(png);
     if (fwrite(src, 1, len, job->out) != len)
-        png_error(png, "write failed");
+        png_error(png, strerror(errno));
 }
 
 static void flush_nothing(png_structp png)

@@ -2,7 +2,9 @@
 /* Binary PPM (P6) and PGM (P5), written by hand: they carry neither alpha
  * nor, for PGM, colour, so alpha is dropped and colour becomes Rec.601 luma
  * (what ImageMagick does when asked for these formats). */
+#include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "io.h"
 
@@ -33,6 +35,6 @@ gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     }
     free(row);
     if (!ok)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed", name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name, strerror(errno));
     return GPUIMG_OK;
 }

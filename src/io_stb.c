@@ -4,8 +4,11 @@
  *
  * stb_image decodes a truncated file without complaint: past the end it
  * reads zeros. So decoding goes through stb's callback API, and a decoder
- * that asks for a byte beyond the end of the data marks the file truncated,
- * whatever the format. */
+ * that asks for a byte beyond the end of the data marks the file truncated.
+ * That catches every format stb reads in small pieces; the uncompressed
+ * pixel data of PNM and TGA is read in one request whose short count stb
+ * ignores, so for those the size the header promises is checked first. */
+#include <errno.h>
 #include <limits.h>
 #include <stb_image.h>
 #include <stb_image_write.h>
@@ -68,6 +71,13 @@ static const char *format_name(const uint8_t *p, size_t n)
     return "file"; /* TGA has no signature */
 }
 
+int gpuimg__stb_plausible(const uint8_t *data, size_t size)
+{
+    int w, h, comp;
+    return strcmp(format_name(data, size), "file") != 0 ||
+           (size <= INT_MAX && stbi_info_from_memory(data, (int)size, &w, &h, &comp));
+}
+
 static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size)
 {
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated %s)", name,
@@ -103,6 +113,19 @@ static int pnm_truncated(const uint8_t *p, size_t n)
     return n - i < 1 || n - i - 1 < need;
 }
 
+/* Uncompressed TGA (types 1, 2, 3): an 18-byte header, an id, a colour map,
+ * then width * height pixels of depth bits. Only called for files stb
+ * recognized with no other format's signature: TGA has none. */
+static int tga_truncated(const uint8_t *p, size_t n)
+{
+    if (n < 18 || p[2] < 1 || p[2] > 3)
+        return 0;
+    uint64_t cmap = p[1] ? (uint64_t)(p[5] | p[6] << 8) * (uint64_t)((p[7] + 7) / 8) : 0;
+    uint64_t w = (uint64_t)(p[12] | p[13] << 8), h = (uint64_t)(p[14] | p[15] << 8);
+    uint64_t need = 18 + p[0] + cmap + w * h * (uint64_t)((p[16] + 7) / 8);
+    return n < need;
+}
+
 gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out)
 {
@@ -116,11 +139,9 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     gpuimg_status st = gpuimg__check_size(ctx, name, (uint64_t)w, (uint64_t)h);
     if (st != GPUIMG_OK)
         return st;
-    if (pnm_truncated(data, size))
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated PNM)",
-                            name);
-    if (stbi_is_16_bit_from_memory(data, (int)size))
-        gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
+    if (pnm_truncated(data, size) ||
+        (strcmp(format_name(data, size), "file") == 0 && tga_truncated(data, size)))
+        return truncated(ctx, name, data, size);
     r = (struct reader){data, size, 0, 0};
     uint8_t *pixels = stbi_load_from_callbacks(&callbacks, &r, &w, &h, &comp, 0);
     if (!pixels)
@@ -140,25 +161,29 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     }
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
     stbi_image_free(pixels);
+    if (stbi_is_16_bit_from_memory(data, (int)size)) /* only once the file proved good */
+        gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
     return GPUIMG_OK;
 }
 
 struct sink {
     FILE *f;
-    int failed;
+    int failed, error;
 };
 
 static void write_cb(void *user, void *data, int size)
 {
     struct sink *s = user;
-    if (!s->failed && fwrite(data, 1, (size_t)size, s->f) != (size_t)size)
+    if (!s->failed && fwrite(data, 1, (size_t)size, s->f) != (size_t)size) {
         s->failed = 1;
+        s->error = errno;
+    }
 }
 
 gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                  const gpuimg_image *img)
 {
-    struct sink s = {f, 0};
+    struct sink s = {f, 0, 0};
     int ok = 0, w = img->width, h = img->height, c = img->channels;
     switch (format) {
     case GPUIMG_FORMAT_JPEG:
@@ -170,6 +195,7 @@ gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb writer", name);
     }
     if (!ok || s.failed)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed", name);
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name,
+                            s.failed ? strerror(s.error) : "stb_image_write refused the image");
     return GPUIMG_OK;
 }

@@ -62,11 +62,13 @@ static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     float *w = malloc((size_t)(2 * radius + 1) * sizeof(float));
     if (!w)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "blur: out of memory");
+    /* exp(-(k/σ)²/2): with a tiny σ, 2σ² would underflow to 0 and make the
+     * centre weight 0/0; this form gives 1 there and 0 elsewhere. */
     double sum = 0.0;
     for (int k = -radius; k <= radius; k++)
-        sum += exp(-(double)k * k / (2.0 * sigma * sigma));
+        sum += exp(-0.5 * (k / sigma) * (k / sigma));
     for (int k = -radius; k <= radius; k++)
-        w[k + radius] = (float)(exp(-(double)k * k / (2.0 * sigma * sigma)) / sum);
+        w[k + radius] = (float)(exp(-0.5 * (k / sigma) * (k / sigma)) / sum);
     s->weights = w;
     s->radius = radius;
     return GPUIMG_OK;
@@ -139,6 +141,9 @@ static gpuimg_status convolve_finish(gpuimg_ctx *ctx, gpuimg_step *s)
         sum += s->weights[i];
     if (s->value[CONV_NORMALIZE] && sum != 0.0)
         scale = 1.0 / sum;
+    if (!(fabs(scale) <= 3.4e38)) /* 1/ΣK beyond float: every pixel would be inf or NaN */
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
+                            "normalize: the kernel's sum %g is too small to divide by", sum);
     s->conv = (gpuimg_conv){.width = kw,
                             .height = kh,
                             .weights = s->weights,
@@ -442,8 +447,8 @@ gpuimg_status gpuimg_step_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     const gpuimg_op_info *info = &s->op->info;
     for (int i = 0; i < info->nparams; i++)
         if (info->params[i].required && !(s->given & (1u << i)))
-            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: missing --%s (%s=%s in a step)",
-                                info->name, info->params[i].name, info->params[i].name,
+            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "missing --%s (%s=%s in a step)",
+                                info->params[i].name, info->params[i].name,
                                 info->params[i].metavar);
     free(s->weights);
     s->weights = NULL;

@@ -79,10 +79,6 @@ START_TEST(command_equals_run_step)
     gpuimg_image_free(&got);
     gpuimg_ctx_destroy(ctx);
     /* a pipeline, stdin and stdout */
-    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "run", "-", "-", "grayscale",
-                                                  "rotate:angle=90", "--format", "ppm", NULL},
-                            photo(), NULL, NULL),
-                     0);
     char *out;
     ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "run", "-", "-", "grayscale",
                                                   "rotate:angle=90", "--format", "pgm", NULL},
@@ -91,7 +87,97 @@ START_TEST(command_equals_run_step)
     ck_assert_int_eq(strncmp(out, "P5\n131 257\n255\n", 15), 0);
     free(out);
     ck_assert_int_eq(tu_count_entries(dir), 2);
-    (void)c;
+}
+END_TEST
+
+static int same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
+    int same = da && db && la == lb && memcmp(da, db, la) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+/* getopt's forms, all equivalent; nothing else slips through. */
+START_TEST(option_forms)
+{
+    const char *dir = tu_tmpdir();
+    char a[512], b[512], c[512], d[512];
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    snprintf(c, sizeof c, "%s/c.png", dir);
+    snprintf(d, sizeof d, "%s/d.png", dir);
+    ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", photo(), a, "--sigma", "1.5"), 0);
+    ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", "--sigma=1.5", photo(), b), 0);
+    ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", "--sigma", "1.5", "--", photo(), c), 0);
+    ck_assert(same_file(a, b));
+    ck_assert(same_file(a, c));
+    /* options after the positionals, even where POSIX would stop at them */
+    ck_assert_int_eq(tu_run((const char *const[]){"/usr/bin/env", "POSIXLY_CORRECT=1", tu_bin(),
+                                                  "-q", "blur", photo(), d, "--sigma", "1.5", NULL},
+                            NULL, NULL, NULL),
+                     0);
+    ck_assert(same_file(a, d));
+    char *err;
+    ck_assert_int_eq(RUN(NULL, &err, "blur", photo(), a, "--sig", "2"), 2);
+    ck_assert_msg(one_line(err) && strstr(err, "'--sig'") && strstr(err, "--sigma"), "%s", err);
+    free(err);
+    ck_assert_int_eq(RUN(NULL, &err, "convolve", photo(), a, "--kernel", "edge", "--abs=1"), 2);
+    ck_assert_msg(one_line(err) && strstr(err, "'--abs'") && strstr(err, "no value"), "%s", err);
+    free(err);
+    ck_assert_int_eq(RUN(NULL, &err, "blur", photo(), a, "--format", "jpg"), 2);
+    ck_assert_msg(one_line(err) && strstr(err, "--format"), "%s", err);
+    free(err);
+    ck_assert_int_eq(RUN(NULL, &err, "batch", "--help"), 0);
+    free(err);
+}
+END_TEST
+
+/* GPUIMG_BACKEND is a default: --backend overrides it, and help never needs it. */
+START_TEST(backend_variable)
+{
+    const char *dir = tu_tmpdir();
+    char out[512];
+    snprintf(out, sizeof out, "%s/o.png", dir);
+    ck_assert_int_eq(tu_run((const char *const[]){"/usr/bin/env", "GPUIMG_BACKEND=tpu", tu_bin(),
+                                                  "--help", NULL},
+                            NULL, NULL, NULL),
+                     0);
+    ck_assert_int_eq(tu_run((const char *const[]){"/usr/bin/env", "GPUIMG_BACKEND=tpu", tu_bin(),
+                                                  "--backend", "cpu", "invert", photo(), out, NULL},
+                            NULL, NULL, NULL),
+                     0);
+    char *err;
+    ck_assert_int_eq(tu_run((const char *const[]){"/usr/bin/env", "GPUIMG_BACKEND=tpu", tu_bin(),
+                                                  "invert", photo(), out, NULL},
+                            NULL, NULL, &err),
+                     2);
+    ck_assert_msg(one_line(err) && strstr(err, "GPUIMG_BACKEND"), "%s", err);
+    free(err);
+}
+END_TEST
+
+/* A report that cannot be written is an error; so is a file that cannot
+ * be, and it leaves no temporary behind. */
+START_TEST(write_failures)
+{
+    char cmd[1024], *err;
+    snprintf(cmd, sizeof cmd, "exec '%s' -q stats '%s' > /dev/full", tu_bin(), photo());
+    ck_assert_int_eq(tu_run((const char *const[]){"/bin/sh", "-c", cmd, NULL}, NULL, NULL, &err),
+                     3);
+    ck_assert_msg(one_line(err) && strstr(err, "standard output"), "%s", err);
+    free(err);
+    const char *dir = tu_tmpdir();
+    char saved[256];
+    snprintf(saved, sizeof saved, "%s", dir);
+    /* 16 KiB at most per file: the uncompressed PNG (100 KB) cannot fit */
+    snprintf(cmd, sizeof cmd, "ulimit -f 32; exec '%s' -q --png-level 0 invert '%s' '%s/o.png'",
+             tu_bin(), photo(), saved);
+    int rc = tu_run((const char *const[]){"/bin/sh", "-c", cmd, NULL}, NULL, NULL, NULL);
+    ck_assert_int_ne(rc, 0);
+    ck_assert_int_eq(tu_count_entries(saved), 0);
 }
 END_TEST
 
@@ -238,8 +324,12 @@ END_TEST
 
 START_TEST(compare_exit_codes)
 {
-    const char *a = photo(), *noisy = tu_golden("inputs/photo_257x131_rgb_noisy.png");
-    const char *small = tu_golden("inputs/rand_31x29_rgb.png");
+    char tiny_a[512], tiny_b[512], a[512], noisy[512], small[512];
+    snprintf(tiny_a, sizeof tiny_a, "%s", tu_golden("inputs/rand_10x10_rgb.png"));
+    snprintf(tiny_b, sizeof tiny_b, "%s", tu_golden("inputs/rand_10x10_rgb_b.png"));
+    snprintf(a, sizeof a, "%s", photo());
+    snprintf(noisy, sizeof noisy, "%s", tu_golden("inputs/photo_257x131_rgb_noisy.png"));
+    snprintf(small, sizeof small, "%s", tu_golden("inputs/rand_31x29_rgb.png"));
     char *out, *err;
     ck_assert_int_eq(RUN(&out, NULL, "compare", a, a), 0);
     ck_assert_ptr_nonnull(strstr(out, "identical"));
@@ -265,6 +355,14 @@ START_TEST(compare_exit_codes)
     ck_assert_ptr_nonnull(strstr(err, "--fuzz"));
     free(out);
     free(err);
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, "--fuzz", "2.5", noisy), 2);
+    free(out);
+    free(err);
+    /* SSIM is n/a under 11 pixels: --min-ssim cannot pass a differing pair */
+    ck_assert_int_eq(RUN(&out, &err, "compare", tiny_a, tiny_b, "--min-ssim", "0.5"), 1);
+    ck_assert_ptr_nonnull(strstr(out, "n/a"));
+    free(out);
+    free(err);
     /* --diff writes a picture the size of A */
     const char *dir = tu_tmpdir();
     char diff[512];
@@ -275,10 +373,24 @@ START_TEST(compare_exit_codes)
     tu_load(ctx, diff, &img);
     ck_assert_int_eq(img.width, 257);
     ck_assert_int_eq(img.channels, 3);
+    gpuimg_image pa, pb;
+    tu_load(ctx, a, &pa);
+    tu_load(ctx, noisy, &pb);
     int red = 0;
-    for (size_t i = 0; i < (size_t)img.width * img.height; i++)
-        red += img.data[3 * i] == 255 && img.data[3 * i + 1] == 0;
+    for (size_t i = 0; i < (size_t)img.width * img.height; i++) {
+        const uint8_t *p = pa.data + 3 * i, *q = pb.data + 3 * i, *d = img.data + 3 * i;
+        if (memcmp(p, q, 3) != 0) { /* differs: pure red */
+            ck_assert(d[0] == 255 && d[1] == 0 && d[2] == 0);
+            red++;
+        } else { /* A's luma at one-third contrast around mid-gray */
+            int y = (299 * p[0] + 587 * p[1] + 114 * p[2] + 500) / 1000;
+            ck_assert_int_eq(d[0], 85 + (y + 1) / 3);
+            ck_assert(d[1] == d[0] && d[2] == d[0]);
+        }
+    }
     ck_assert_int_gt(red, 0);
+    gpuimg_image_free(&pa);
+    gpuimg_image_free(&pb);
     gpuimg_image_free(&img);
     gpuimg_ctx_destroy(ctx);
 }
@@ -325,6 +437,9 @@ Suite *cli_suite(void)
     tcase_add_test(tc, never_overwrites_input);
     tcase_add_test(tc, backend_choice);
     tcase_add_test(tc, compare_exit_codes);
+    tcase_add_test(tc, option_forms);
+    tcase_add_test(tc, backend_variable);
+    tcase_add_test(tc, write_failures);
     tcase_add_test(tc, reports);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

@@ -314,6 +314,28 @@ static void assert_truncation_refused(gpuimg_ctx *ctx, const char *dir, const ch
                   gpuimg_ctx_error(ctx));
 }
 
+/* Every cut of 1 to 300 bytes off the end either fails to decode or, where
+ * only a trailer went (TGA's footer, GIF's last byte, JPEG's end marker),
+ * gives exactly the full file's pixels: never padding or stale memory. */
+static void assert_cuts_never_garble(gpuimg_ctx *ctx, const char *dir, const char *file,
+                                     const gpuimg_image *full)
+{
+    size_t len;
+    char *data = tu_read_file(tu_golden(file), &len), path[512];
+    snprintf(path, sizeof path, "%s/sweep-%s", dir, strrchr(file, '/') + 1);
+    for (size_t cut = 1; cut <= 300 && cut < len; cut++) {
+        tu_write_file(path, data, len - cut);
+        gpuimg_image img;
+        if (gpuimg_load(ctx, path, &img) != GPUIMG_OK)
+            continue;
+        char msg[256];
+        ck_assert_msg(tu_images_agree(&img, full, 1, msg, sizeof msg),
+                      "%s cut by %zu bytes decoded to other pixels: %s", file, cut, msg);
+        gpuimg_image_free(&img);
+    }
+    free(data);
+}
+
 /* Files written by other encoders (tests/golden/formats/, made by Pillow and
  * by hand for PSD) decode to the pixels Pillow reads from them. */
 START_TEST(foreign_files)
@@ -339,13 +361,46 @@ START_TEST(foreign_files)
         else
             ck_assert_msg(r.max_diff <= 12 && r.mae <= 1.5, "%s: max_diff %d, mae %.3f", file,
                           r.max_diff, r.mae);
+        assert_truncation_refused(ctx, dir, file);
+        assert_cuts_never_garble(ctx, dir, file, &got);
         gpuimg_image_free(&got);
         gpuimg_image_free(&want);
-        assert_truncation_refused(ctx, dir, file);
         n++;
     }
     ck_assert_int_ge(n, 9);
     free(list);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* PGM turns colour into Rec.601 luma; PPM widens gray; both drop alpha. */
+START_TEST(pnm_conversions)
+{
+    const char *dir = tu_tmpdir();
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image rgba, gray, back;
+    tu_random_image(&rgba, 9, 7, 4, 5);
+    tu_random_image(&gray, 9, 7, 1, 6);
+    char path[512];
+    snprintf(path, sizeof path, "%s/luma.pgm", dir);
+    save_ok(ctx, path, &rgba);
+    tu_load(ctx, path, &back);
+    ck_assert_int_eq(back.channels, 1);
+    for (int i = 0; i < 63; i++) {
+        const uint8_t *p = rgba.data + 4 * i;
+        ck_assert_int_eq(back.data[i], (299 * p[0] + 587 * p[1] + 114 * p[2] + 500) / 1000);
+    }
+    gpuimg_image_free(&back);
+    snprintf(path, sizeof path, "%s/wide.ppm", dir);
+    save_ok(ctx, path, &gray);
+    tu_load(ctx, path, &back);
+    ck_assert_int_eq(back.channels, 3);
+    for (int i = 0; i < 63; i++)
+        for (int k = 0; k < 3; k++)
+            ck_assert_int_eq(back.data[3 * i + k], gray.data[i]);
+    gpuimg_image_free(&back);
+    gpuimg_image_free(&rgba);
+    gpuimg_image_free(&gray);
     gpuimg_ctx_destroy(ctx);
 }
 END_TEST
@@ -374,6 +429,7 @@ Suite *io_suite(void)
     tcase_add_test(tc, max_pixels);
     tcase_add_test(tc, failed_saves_leave_nothing);
     tcase_add_test(tc, foreign_files);
+    tcase_add_test(tc, pnm_conversions);
     tcase_add_test(tc, format_names);
     suite_add_tcase(s, tc);
     return s;

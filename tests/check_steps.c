@@ -197,6 +197,28 @@ START_TEST(normalize_rule)
 }
 END_TEST
 
+/* Extremes inside the accepted ranges stay finite: a σ so small that 2σ²
+ * underflows is the identity, and a kernel whose sum is too small to divide
+ * by is refused rather than turned into inf. */
+START_TEST(finite_extremes)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_step *s;
+    ck_assert_int_eq(parse_finish(ctx, "blur:sigma=1e-300", &s), GPUIMG_OK);
+    ck_assert_float_eq(s->weights[s->radius], 1.0f);
+    ck_assert_float_eq(s->weights[0], 0.0f);
+    gpuimg_step_free(s);
+    const char *dir = tu_tmpdir();
+    char path[512], step[600];
+    snprintf(path, sizeof path, "%s/tiny.txt", dir);
+    tu_write_file(path, "1e-40\n", 6);
+    snprintf(step, sizeof step, "convolve:kernel=%s,normalize", path);
+    ck_assert_int_eq(parse_finish(ctx, step, &s), GPUIMG_ERR_USAGE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "too small"));
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(op_table_lookup)
 {
     static const char *const names[] = {"blur",   "box",  "convolve",  "sobel",  "transpose",
@@ -219,6 +241,7 @@ Suite *steps_suite(void)
     tcase_add_test(tc, blur_defaults);
     tcase_add_test(tc, kernel_files);
     tcase_add_test(tc, normalize_rule);
+    tcase_add_test(tc, finite_extremes);
     tcase_add_test(tc, op_table_lookup);
     suite_add_tcase(s, tc);
     return s;

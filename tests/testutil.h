@@ -28,7 +28,8 @@ int tu_images_agree(const gpuimg_image *got, const gpuimg_image *want, int exact
 /* A seeded random image, or one filled with a pattern. */
 void tu_random_image(gpuimg_image *img, int w, int h, int c, unsigned seed);
 
-/* Path under tests/golden (GPUIMG_GOLDEN), in a static buffer per call slot. */
+/* Path under tests/golden (GPUIMG_GOLDEN), in one of four static buffers
+ * used in turn: copy it to keep more than four at once. */
 const char *tu_golden(const char *rel);
 /* The program under test (GPUIMG_BIN). */
 const char *tu_bin(void);

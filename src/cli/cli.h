@@ -15,6 +15,7 @@ typedef struct cli {
     const char *command;
     gpuimg_config cfg;
     gpuimg_format format; /* --format, for OUT "-" */
+    const char *format_name;
     int quiet, verbose, time;
     gpuimg_ctx *ctx; /* created once the arguments are parsed */
 } cli;
@@ -52,12 +53,14 @@ int cli_exit_code(gpuimg_status st);
 int cli_open(cli *c);
 /* Prints --time's figures on stderr. */
 void cli_report_time(const cli *c);
-/* Checks an output path before any work: format known, folder present, not
- * the input. Returns an exit code, or -1 to go on. */
-int cli_check_output(const cli *c, const char *out, const char *in, gpuimg_format format);
-/* Strict number parsing for option values. */
+/* Checks an output path before any work (gpuimg_check_output, and --format
+ * only with "-"); needs c->ctx. Returns an exit code, or -1 to go on. */
+int cli_check_output(const cli *c, const char *out, const char *in);
+/* Strict number parsing for option values; the second also refuses fractions. */
 int cli_number(const cli *c, const char *option, const char *text, double min, double max,
                double *out);
+int cli_whole_number(const cli *c, const char *option, const char *text, double min, double max,
+                     double *out);
 
 /* R, G, B, A; or Y, A. */
 const char *cli_channel_name(int channels, int c);

@@ -46,7 +46,8 @@ static void compare_help(void)
            "  --max-diff N         pass when no channel differs by more than N (0-255)\n"
            "  --max-differing P    pass when at most P pixels differ; P%% for a percentage\n"
            "  --min-psnr DB        pass when PSNR >= DB (identical images: infinite)\n"
-           "  --min-ssim S         pass when SSIM >= S (-1 to 1; not applied when a side < 11)\n"
+           "  --min-ssim S         pass when SSIM >= S (-1 to 1); where SSIM is n/a (a side\n"
+           "                       under 11) it cannot apply, and the other rules decide\n"
            "  --json               one JSON object instead of text\n");
 }
 
@@ -65,11 +66,11 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
         break;
     case OPT_JSON: o->json = 1; break;
     case OPT_FUZZ:
-        if ((rc = cli_number(c, "fuzz", arg, 0, 255, &v)) < 0)
+        if ((rc = cli_whole_number(c, "fuzz", arg, 0, 255, &v)) < 0)
             o->fuzz = (int)v;
         break;
     case OPT_MAX_DIFF:
-        if ((rc = cli_number(c, "max-diff", arg, 0, 255, &v)) < 0) {
+        if ((rc = cli_whole_number(c, "max-diff", arg, 0, 255, &v)) < 0) {
             o->max_diff = (int)v;
             o->has_max_diff = 1;
         }
@@ -101,13 +102,16 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     return rc;
 }
 
-/* Applies the thresholds; writes the first failing reason into why. */
+/* Applies the thresholds; writes the first failing reason into why. With no
+ * threshold that applies (none given, or only --min-ssim where SSIM is n/a),
+ * any differing pixel fails: a check that cannot be made never passes. */
 static int verdict(const struct compare_opts *o, const gpuimg_compare_result *r, char *why,
                    size_t len)
 {
     uint64_t pixels = (uint64_t)r->width * (uint64_t)r->height;
     why[0] = '\0';
-    if (!o->has_max_diff && !o->has_max_differing && !o->has_min_psnr && !o->has_min_ssim) {
+    int ssim_applies = o->has_min_ssim && r->has_ssim;
+    if (!o->has_max_diff && !o->has_max_differing && !o->has_min_psnr && !ssim_applies) {
         if (r->differing == 0)
             return 1;
         snprintf(why, len, "%llu pixel%s differ%s by more than %d",
@@ -200,10 +204,10 @@ int cmd_compare(cli *c, int argc, char **argv)
         cli_error(c, "expected two images A and B, got %d argument%s", npos, npos == 1 ? "" : "s");
         return EXIT_USAGE;
     }
-    if (o.diff && ((rc = cli_check_output(c, o.diff, pos[0], GPUIMG_FORMAT_NONE)) >= 0 ||
-                   (rc = cli_check_output(c, o.diff, pos[1], GPUIMG_FORMAT_NONE)) >= 0))
-        return rc;
     if ((rc = cli_open(c)) >= 0)
+        return rc;
+    if (o.diff && ((rc = cli_check_output(c, o.diff, pos[0])) >= 0 ||
+                   (rc = cli_check_output(c, o.diff, pos[1])) >= 0))
         return rc;
     gpuimg_image a, b, diff = {0};
     gpuimg_status st = gpuimg_load(c->ctx, pos[0], &a);

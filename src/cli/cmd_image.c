@@ -64,7 +64,7 @@ static void run_help(void)
 /* Decodes IN, runs the steps, encodes OUT. */
 static int process(cli *c, const char *in, const char *out, gpuimg_step **steps, int nsteps)
 {
-    int rc = cli_check_output(c, out, in, c->format);
+    int rc = cli_check_output(c, out, in);
     if (rc >= 0)
         return rc;
     gpuimg_image src, dst;
@@ -170,9 +170,12 @@ int cmd_run(cli *c, int argc, char **argv)
     }
     gpuimg_status st = GPUIMG_OK;
     for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
-        if ((st = gpuimg_step_parse(c->ctx, pos[2 + i], &steps[i])) == GPUIMG_OK)
-            st = gpuimg_step_finish(c->ctx, steps[i]);
-    rc = st == GPUIMG_OK ? process(c, pos[0], pos[1], steps, nsteps) : cli_fail(c, st);
+        if ((st = gpuimg_step_parse(c->ctx, pos[2 + i], &steps[i])) == GPUIMG_OK &&
+            (st = gpuimg_step_finish(c->ctx, steps[i])) != GPUIMG_OK)
+            cli_error(c, "'%s': %s", pos[2 + i], gpuimg_ctx_error(c->ctx));
+        else if (st != GPUIMG_OK)
+            cli_error(c, "%s", gpuimg_ctx_error(c->ctx));
+    rc = st == GPUIMG_OK ? process(c, pos[0], pos[1], steps, nsteps) : cli_exit_code(st);
     for (int i = 0; i < nsteps; i++)
         gpuimg_step_free(steps[i]);
     free(steps);

@@ -57,9 +57,9 @@ static int load_one(cli *c, int argc, char **argv, const cli_spec *spec, gpuimg_
     }
     *in = pos[0];
     const char *plot = ((struct report_opts *)spec->data)->plot;
-    if (plot && (rc = cli_check_output(c, plot, pos[0], GPUIMG_FORMAT_NONE)) >= 0)
-        return rc;
     if ((rc = cli_open(c)) >= 0)
+        return rc;
+    if (plot && (rc = cli_check_output(c, plot, pos[0])) >= 0)
         return rc;
     gpuimg_status st = gpuimg_load(c->ctx, pos[0], img);
     return st == GPUIMG_OK ? -1 : cli_fail(c, st);
@@ -94,10 +94,13 @@ int cmd_histogram(cli *c, int argc, char **argv)
     if (st == GPUIMG_OK && r.plot) {
         gpuimg_image chart;
         st = gpuimg_histogram_plot(&h, &chart);
-        if (st == GPUIMG_OK) {
-            st = gpuimg_save(c->ctx, r.plot, GPUIMG_FORMAT_NONE, &chart);
-            gpuimg_image_free(&chart);
+        if (st != GPUIMG_OK) {
+            cli_error(c, "--plot: %s", gpuimg_strerror(st));
+            gpuimg_image_free(&img);
+            return cli_exit_code(st);
         }
+        st = gpuimg_save(c->ctx, r.plot, GPUIMG_FORMAT_NONE, &chart);
+        gpuimg_image_free(&chart);
     }
     if (st != GPUIMG_OK) {
         gpuimg_image_free(&img);
@@ -220,6 +223,10 @@ int cmd_info(cli *c, int argc, char **argv)
     const char *names[] = {"cpu", "cuda"};
     for (int i = 0; i < 2; i++) {
         char text[512];
+        if (c->cfg.backend && strcmp(c->cfg.backend, "cpu") == 0 && i == 1) {
+            printf("  %-5s not probed (--backend cpu never touches the CUDA runtime)\n", names[i]);
+            continue;
+        }
         gpuimg_status st = gpuimg_backend_probe(names[i], c->cfg.device, text, sizeof text);
         printf("  %-5s %s%s\n", names[i],
                st == GPUIMG_OK ? "available: " : "not available: ", text);

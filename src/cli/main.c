@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,12 @@ static int whole_number(const cli *c, const char *option, const char *text, doub
     return rc;
 }
 
+int cli_whole_number(const cli *c, const char *option, const char *text, double min, double max,
+                     double *out)
+{
+    return whole_number(c, option, text, min, max, out);
+}
+
 int cli_global_option(cli *c, int opt, const char *arg)
 {
     double v;
@@ -167,6 +174,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
         break;
     case G_FORMAT:
         c->format = gpuimg_format_from_name(arg);
+        c->format_name = arg;
         if (c->format == GPUIMG_FORMAT_NONE) {
             cli_error(c, "--format: '%s' is not one of %s", arg, gpuimg_format_list());
             return EXIT_USAGE;
@@ -175,6 +183,14 @@ int cli_global_option(cli *c, int opt, const char *arg)
     case G_VERSION: printf("gpuimg %s\n", GPUIMG_VERSION); return 0;
     }
     return rc;
+}
+
+/* The name typed for a long option: "--sig=2" -> "sig". */
+static void typed_name(const char *arg, char *name, size_t len)
+{
+    const char *start = arg + (strncmp(arg, "--", 2) == 0 ? 2 : 0);
+    size_t n = strcspn(start, "=");
+    snprintf(name, len, "%.*s", (int)(n < len ? n : len - 1), start);
 }
 
 int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, int *npos)
@@ -186,25 +202,54 @@ int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, 
     for (int i = 0; i < spec->nopts && n < 63; i++)
         opts[n++] = spec->opts[i];
     memset(&opts[n], 0, sizeof opts[n]);
-    /* '+': stop at the command word; ':': report a missing value as ':'. */
-    const char *optstring = spec->before_command ? "+:hqv" : ":hqv";
+    /* '+': stop at the command word. '-': return positionals in order as
+     * option 1, so options may follow them even under POSIXLY_CORRECT, and
+     * nothing is permuted (argv[optind - 1] is what was just parsed). ':':
+     * report a missing value as ':'. */
+    const char *optstring = spec->before_command ? "+:hqv" : "-:hqv";
+    /* Positionals gathered here; argv outlives this array's users. */
+    static char *positional[256];
+    int np = 0;
 
-    optind = 0; /* glibc: a full restart, permutation state included */
+    optind = 0; /* glibc: a full restart */
     opterr = 0;
-    int opt;
-    while ((opt = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+    int opt, index;
+    while ((index = -1, opt = getopt_long(argc, argv, optstring, opts, &index)) != -1) {
         int rc = -1;
-        if (opt == 'h') {
+        const char *text = argv[optind - 1];
+        if (optarg && optarg == argv[optind - 1] && optind >= 2 && opt != 1)
+            text = argv[optind - 2]; /* "--sigma 2": the option is the word before */
+        if (index >= 0) {
+            /* getopt accepts any unambiguous prefix ("--sig"); the STEP syntax
+             * does not, and a new option could change what a prefix means. */
+            char name[64];
+            typed_name(text, name, sizeof name);
+            if (strcmp(name, opts[index].name) != 0) {
+                cli_error(c, "unknown option '--%s' (did you mean --%s?)", name, opts[index].name);
+                return EXIT_USAGE;
+            }
+        }
+        if (opt == 1) {
+            if (np == (int)(sizeof positional / sizeof positional[0])) {
+                cli_error(c, "too many arguments");
+                return EXIT_USAGE;
+            }
+            positional[np++] = optarg;
+        } else if (opt == 'h') {
             spec->help();
             return 0;
         } else if (opt == '?') {
-            if (optopt)
+            char name[64];
+            typed_name(text, name, sizeof name);
+            if (strncmp(text, "--", 2) != 0)
                 cli_error(c, "unknown option '-%c'", optopt);
+            else if (strchr(text, '='))
+                cli_error(c, "unknown option '--%s', or it takes no value", name);
             else
-                cli_error(c, "unknown option '%s'", argv[optind - 1]);
+                cli_error(c, "unknown option '--%s'", name);
             return EXIT_USAGE;
         } else if (opt == ':') {
-            cli_error(c, "option '%s' needs a value", argv[optind - 1]);
+            cli_error(c, "option '%s' needs a value", text);
             return EXIT_USAGE;
         } else if (opt >= OPT_COMMAND) {
             rc = spec->handle(c, spec->data, opt, optarg);
@@ -214,8 +259,15 @@ int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, 
         if (rc >= 0)
             return rc;
     }
-    *pos = argv + optind;
-    *npos = argc - optind;
+    if (spec->before_command) {
+        *pos = argv + optind;
+        *npos = argc - optind;
+        return -1;
+    }
+    while (optind < argc && np < (int)(sizeof positional / sizeof positional[0]))
+        positional[np++] = argv[optind++]; /* after "--" */
+    *pos = positional;
+    *npos = np;
     return -1;
 }
 
@@ -253,32 +305,35 @@ void cli_report_time(const cli *c)
     fprintf(stderr, "; total %.2f ms\n", total);
 }
 
-int cli_check_output(const cli *c, const char *out, const char *in, gpuimg_format format)
+int cli_check_output(const cli *c, const char *out, const char *in)
 {
-    if (strcmp(out, "-") == 0)
-        return -1;
-    if (format == GPUIMG_FORMAT_NONE)
-        format = gpuimg_format_from_path(out);
-    if (format == GPUIMG_FORMAT_NONE) {
-        cli_error(c, "%s: unsupported output format (supported: %s)", out, gpuimg_format_list());
+    if (c->format != GPUIMG_FORMAT_NONE && strcmp(out, "-") != 0 &&
+        gpuimg_format_from_path(out) != c->format) {
+        cli_error(c, "--format names the format of '-'; %s has its own extension", out);
         return EXIT_USAGE;
     }
-    /* The folder must exist (only batch creates folders): fail before decoding. */
-    char folder[4096];
-    const char *slash = strrchr(out, '/');
-    snprintf(folder, sizeof folder, "%.*s", slash ? (int)(slash - out) + (slash == out) : 1,
-             slash ? out : ".");
-    struct stat so, si;
-    if (stat(folder, &so) != 0 || !S_ISDIR(so.st_mode)) {
-        cli_error(c, "%s: folder %s does not exist", out, folder);
-        return EXIT_IO;
-    }
-    if (in && strcmp(in, "-") != 0 && stat(out, &so) == 0 && stat(in, &si) == 0 &&
-        so.st_dev == si.st_dev && so.st_ino == si.st_ino) {
-        cli_error(c, "%s: output would overwrite the input", out);
-        return EXIT_USAGE;
-    }
-    return -1;
+    gpuimg_status st = gpuimg_check_output(c->ctx, out, in);
+    return st == GPUIMG_OK ? -1 : cli_fail(c, st);
+}
+
+/* An interrupted write leaves no temporary file: remove them, then die of
+ * the same signal, so the caller sees it (exit status 128 + signal). */
+static void on_signal(int sig)
+{
+    gpuimg_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_signal_handlers(void)
+{
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++)
+        sigaction(signals[i], &sa, NULL);
 }
 
 static const struct {
@@ -293,14 +348,8 @@ int main(int argc, char **argv)
 {
     cli c = {0};
     gpuimg_config_init(&c.cfg);
-    const char *env = getenv("GPUIMG_BACKEND");
-    if (env && *env) {
-        if (strcmp(env, "auto") && strcmp(env, "cuda") && strcmp(env, "cpu")) {
-            cli_error(&c, "GPUIMG_BACKEND: '%s' is not auto, cuda or cpu", env);
-            return EXIT_USAGE;
-        }
-        c.cfg.backend = env;
-    }
+    install_signal_handlers();
+    c.cfg.backend = NULL; /* set by --backend, else GPUIMG_BACKEND, else auto */
     char **pos;
     int npos;
     const cli_spec spec = {.help = main_help, .before_command = 1};
@@ -315,11 +364,25 @@ int main(int argc, char **argv)
     c.command = argv[cmd_index];
     int sub_argc = argc - cmd_index;
     char **sub_argv = argv + cmd_index;
+    const char *env = getenv("GPUIMG_BACKEND");
+    if (env && *env && !c.cfg.backend) {
+        if (strcmp(env, "auto") && strcmp(env, "cuda") && strcmp(env, "cpu")) {
+            cli_error(&c, "GPUIMG_BACKEND: '%s' is not auto, cuda or cpu", env);
+            return EXIT_USAGE;
+        }
+        c.cfg.backend = env;
+    }
     if (gpuimg_op_find(c.command)) {
         rc = cmd_image_op(&c, sub_argc, sub_argv);
     } else if (strcmp(c.command, "batch") == 0) {
-        cli_error(&c, "not available in this version yet");
-        rc = EXIT_USAGE;
+        int help =
+            sub_argc > 1 && (strcmp(sub_argv[1], "--help") == 0 || strcmp(sub_argv[1], "-h") == 0);
+        if (help)
+            printf("usage: gpuimg batch IN_DIR OUT_DIR STEP...\n  not available in this version "
+                   "yet\n");
+        else
+            cli_error(&c, "not available in this version yet");
+        rc = help ? 0 : EXIT_USAGE;
     } else {
         rc = -2;
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -334,5 +397,11 @@ int main(int argc, char **argv)
     }
     cli_report_time(&c);
     gpuimg_ctx_destroy(c.ctx);
+    /* A report that could not be written (a full disk, a closed pipe) is an
+     * I/O error, not a success. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        cli_error(&c, "standard output: %s", strerror(errno ? errno : EIO));
+        return EXIT_IO;
+    }
     return rc < 0 ? 0 : rc;
 }

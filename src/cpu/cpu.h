@@ -41,7 +41,7 @@ static inline long gpuimg__border_index(long i, long n, gpuimg_border mode)
 static inline uint8_t gpuimg__round_u8(float v)
 {
     float r = floorf(v + 0.5f);
-    return r <= 0.0f ? 0 : r >= 255.0f ? 255 : (uint8_t)r;
+    return !(r > 0.0f) ? 0 : r >= 255.0f ? 255 : (uint8_t)r; /* NaN -> 0, never a cast */
 }
 
 static inline size_t gpuimg__plane_size(const gpuimg_planes *p)

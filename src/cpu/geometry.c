@@ -3,47 +3,68 @@
  * permutations, so every backend must give identical bytes. */
 #include "cpu.h"
 
+/* Where input pixel (x, y) of a w x h plane lands in the output, row-major. */
+typedef size_t (*place_fn)(size_t x, size_t y, size_t w, size_t h);
+
+static size_t place_transpose(size_t x, size_t y, size_t w, size_t h)
+{
+    (void)w;
+    return x * h + y; /* row x, column y */
+}
+static size_t place_rotate90(size_t x, size_t y, size_t w, size_t h)
+{
+    (void)w;
+    return x * h + (h - 1 - y); /* row x, column h-1-y */
+}
+static size_t place_rotate180(size_t x, size_t y, size_t w, size_t h)
+{
+    return (h - 1 - y) * w + (w - 1 - x);
+}
+static size_t place_rotate270(size_t x, size_t y, size_t w, size_t h)
+{
+    (void)w;
+    return (w - 1 - x) * h + y; /* row w-1-x, column y */
+}
+static size_t place_flip_h(size_t x, size_t y, size_t w, size_t h)
+{
+    (void)h;
+    return y * w + (w - 1 - x);
+}
+static size_t place_flip_v(size_t x, size_t y, size_t w, size_t h)
+{
+    return (h - 1 - y) * w + x;
+}
+
+static gpuimg_status permute(const gpuimg_planes *src, gpuimg_planes *dst, place_fn place)
+{
+    size_t w = (size_t)src->width, h = (size_t)src->height;
+    for (int c = 0; c < src->channels; c++)
+        for (size_t y = 0; y < h; y++)
+            for (size_t x = 0; x < w; x++)
+                dst->plane[c][place(x, y, w, h)] = src->plane[c][y * w + x];
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg__cpu_transpose(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_planes *dst)
 {
-    return gpuimg__cpu_rotate(be, src, dst, -1);
+    (void)be;
+    return permute(src, dst, place_transpose);
 }
 
-/* quarter_turns_cw: 1, 2, 3; -1 is the transpose, which shares the loop. */
 gpuimg_status gpuimg__cpu_rotate(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                  int quarter_turns_cw)
 {
     (void)be;
-    size_t w = (size_t)src->width, h = (size_t)src->height;
-    for (int c = 0; c < src->channels; c++) {
-        const uint8_t *in = src->plane[c];
-        uint8_t *out = dst->plane[c];
-        for (size_t y = 0; y < h; y++) {
-            for (size_t x = 0; x < w; x++) {
-                size_t o;
-                switch (quarter_turns_cw) {
-                case 1: o = x * h + (h - 1 - y); break; /* row x, column h-1-y */
-                case 2: o = (h - 1 - y) * w + (w - 1 - x); break;
-                case 3: o = (w - 1 - x) * h + y; break; /* row w-1-x, column y */
-                default: o = x * h + y; break;          /* transpose */
-                }
-                out[o] = in[y * w + x];
-            }
-        }
-    }
-    return GPUIMG_OK;
+    return permute(src, dst,
+                   quarter_turns_cw == 1   ? place_rotate90
+                   : quarter_turns_cw == 2 ? place_rotate180
+                                           : place_rotate270);
 }
 
 gpuimg_status gpuimg__cpu_flip(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                int axis)
 {
     (void)be;
-    size_t w = (size_t)src->width, h = (size_t)src->height;
-    for (int c = 0; c < src->channels; c++)
-        for (size_t y = 0; y < h; y++)
-            for (size_t x = 0; x < w; x++) {
-                size_t o = axis == GPUIMG_FLIP_H ? y * w + (w - 1 - x) : (h - 1 - y) * w + x;
-                dst->plane[c][o] = src->plane[c][y * w + x];
-            }
-    return GPUIMG_OK;
+    return permute(src, dst, axis == GPUIMG_FLIP_H ? place_flip_h : place_flip_v);
 }

@@ -73,8 +73,8 @@ gpuimg_status gpuimg__cpu_box(gpuimg_backend *be, const gpuimg_planes *src, gpui
                               int radius, gpuimg_border border)
 {
     int w = src->width, h = src->height;
-    /* Row sums of up to 2001 values of 255 fit 32 bits; the window sum of
-     * 2001 of those needs 64. */
+    /* Exact: a whole window, 2001 x 2001 values of 255, is 1.02e9, which fits
+     * 32 bits; the columns use 64 so that `2 * sum + area` cannot overflow. */
     uint32_t *rows = malloc(gpuimg__plane_size(src) * sizeof(uint32_t));
     uint64_t *cols = malloc((size_t)w * sizeof(uint64_t));
     if (!rows || !cols) {
