@@ -42,13 +42,15 @@ __global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__rest
     int x = blockIdx.x * CONV_TILE + threadIdx.x, y = blockIdx.y * CONV_TILE + threadIdx.y;
     if (x >= w || y >= h)
         return;
+    // Products rounded on their own (no FMA) and summed in the CPU's order:
+    // the same bits as the reference.
     float sum = 0.0f;
     for (int i = 0; i < kh; i++) {
         const float *row = s_tile + (threadIdx.y + i) * tw + threadIdx.x;
         for (int j = 0; j < kw; j++)
-            sum += c_kernel[i * kw + j] * row[j];
+            sum = __fadd_rn(sum, __fmul_rn(c_kernel[i * kw + j], row[j]));
     }
-    float v = sum * scale + bias;
+    float v = __fadd_rn(__fmul_rn(sum, scale), bias);
     dst[(size_t)y * w + x] = store_u8(absolute ? fabsf(v) : v);
 }
 

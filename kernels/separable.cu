@@ -31,10 +31,12 @@ static_assert(COL_TILE_H % COL_THREADS_Y == 0, "whole outputs per thread");
 __constant__ float c_weights[2 * MAX_RADIUS + 1];
 
 // Blur accumulates weighted floats; box accumulates exact 32-bit sums (a
-// window of 2001 x 2001 values of 255 is 1.02e9 < 2^32).
+// window of 2001 x 2001 values of 255 is 1.02e9 < 2^32). The blur's product
+// is rounded on its own (__fmul_rn cannot be fused into an FMA) and the taps
+// are summed in the CPU's order, so both backends give the same bits.
 struct BlurMath {
     using Acc = float;
-    __device__ static float tap(int k, float v) { return c_weights[k] * v; }
+    __device__ static float tap(int k, float v) { return __fmul_rn(c_weights[k], v); }
 };
 struct BoxMath {
     using Acc = uint32_t;
@@ -46,7 +48,7 @@ __global__ void row_pass(const uint8_t *__restrict__ src, typename Math::Acc *__
                          int w, int h, int radius, gpuimg_border border)
 {
     using Acc = typename Math::Acc;
-    extern __shared__ unsigned char s_raw[];
+    extern __shared__ __align__(16) unsigned char s_raw[];
     Acc *s_rows = reinterpret_cast<Acc *>(s_raw);
     int span = ROW_TILE_W + 2 * radius;
     int x0 = blockIdx.x * ROW_TILE_W, y = blockIdx.y * ROW_TILE_H + threadIdx.y;
@@ -83,7 +85,7 @@ __global__ void column_pass_shared(const typename Math::Acc *__restrict__ tmp,
                                    gpuimg_border border, uint32_t area)
 {
     using Acc = typename Math::Acc;
-    extern __shared__ unsigned char s_raw[];
+    extern __shared__ __align__(16) unsigned char s_raw[];
     Acc *s = reinterpret_cast<Acc *>(s_raw); // (COL_TILE_H + 2 radius) rows of COL_TILE_W
     int rows = COL_TILE_H + 2 * radius;
     int x = blockIdx.x * COL_TILE_W + threadIdx.x, y0 = blockIdx.y * COL_TILE_H;
