@@ -68,8 +68,17 @@ START_TEST(every_step)
         tu_random_image(&in, w, h, c, (unsigned)(1000 + 10 * _i + c));
         for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++)
             same_step(cpu, gpu, plain[k], &in);
+        /* The filters run plane by plane, the same launch whatever the
+         * channel count (the layouts are covered above): one count is
+         * enough, and keeps the suite quick under compute-sanitizer. The
+         * 63 x 63 kernel takes the same tile path at any size, so it runs
+         * on the smaller images only. */
+        if (c != 3)
+            continue;
         for (size_t k = 0; k < sizeof bordered / sizeof bordered[0]; k++)
             for (int b = 0; b < 5; b++) {
+                if (strstr(bordered[k], "63x63") && (long)w * h > 10000)
+                    continue;
                 char templ[700], step[800];
                 const char *at = strstr(bordered[k], "KDIR");
                 if (at)
