@@ -470,12 +470,19 @@ gpuimg_status cuda_compare(gpuimg_backend *be, const gpuimg_planes *a, const gpu
     return GPUIMG_OK;
 }
 
+gpuimg_status cuda_synchronize(gpuimg_backend *be)
+{
+    CudaBackend *cb = cuda(be);
+    TRY(cb, "cudaStreamSynchronize", cudaStreamSynchronize(cb->stream));
+    return GPUIMG_OK;
+}
+
 const gpuimg_backend_ops cuda_ops = {
-    "cuda",          cuda_open,        cuda_close,     cuda_describe,  cuda_planes_alloc,
-    cuda_planes_free, cuda_planes_fill, cuda_upload,   cuda_download,  cuda_separable,
-    cuda_box,        cuda_convolve,    cuda_sobel,     cuda_transpose, cuda_rotate,
-    cuda_flip,       cuda_grayscale,   cuda_invert,    cuda_equalize,  cuda_histogram,
-    cuda_stats,      cuda_compare,
+    "cuda",           cuda_open,        cuda_close,       cuda_describe,  cuda_planes_alloc,
+    cuda_planes_free, cuda_planes_fill, cuda_upload,      cuda_download,  cuda_separable,
+    cuda_box,         cuda_convolve,    cuda_sobel,       cuda_transpose, cuda_rotate,
+    cuda_flip,        cuda_grayscale,   cuda_invert,      cuda_equalize,  cuda_histogram,
+    cuda_stats,       cuda_synchronize, cuda_compare,
 };
 
 gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msglen)

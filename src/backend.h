@@ -79,6 +79,9 @@ typedef struct gpuimg_backend_ops {
 
     gpuimg_status (*histogram)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out);
     gpuimg_status (*stats)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out);
+    /* Waits for queued work (a device backend's launches are asynchronous), so
+     * that --time charges kernels to the kernel stage; NULL when synchronous. */
+    gpuimg_status (*synchronize)(gpuimg_backend *be);
     /* a and b have the same shape; fills every field but size_differs. */
     gpuimg_status (*compare)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
                              int fuzz, gpuimg_compare_result *out);

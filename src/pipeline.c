@@ -45,6 +45,8 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
             cur = next;
         }
     }
+    if (st == GPUIMG_OK && be->ops->synchronize && (st = be->ops->synchronize(be)) != GPUIMG_OK)
+        gpuimg__backend_fail(ctx, st, "kernels");
     ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
 
     if (st == GPUIMG_OK) {
