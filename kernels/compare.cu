@@ -10,14 +10,12 @@
 // figure matches the float64 reference to ~1e-12), a column pass finishes
 // the sums, evaluates SSIM per pixel and reduces the block's total into one
 // double atomic.
-#include <math.h>
-
 #include "device.cuh"
 #include "kernels.h"
 
 constexpr int DIFF_THREADS = 256;
-constexpr int SSIM_RADIUS = 5;
-constexpr int SSIM_TAPS = 2 * SSIM_RADIUS + 1;
+constexpr int SSIM_RADIUS = GPUIMG_SSIM_RADIUS;
+constexpr int SSIM_TAPS = GPUIMG_SSIM_TAPS;
 constexpr int SSIM_BLOCK_X = 32, SSIM_BLOCK_Y = 8;
 
 __constant__ double c_gauss[SSIM_TAPS];
@@ -146,15 +144,8 @@ extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
 {
     if (w < SSIM_TAPS || h < SSIM_TAPS)
         return cudaSuccess;
-    static double g[SSIM_TAPS]; // constant data; written identically by every call
-    double gsum = 0.0;
-    for (int k = 0; k < SSIM_TAPS; k++) {
-        double d = k - SSIM_RADIUS;
-        g[k] = exp(-d * d / (2.0 * 1.5 * 1.5));
-        gsum += g[k];
-    }
-    for (int k = 0; k < SSIM_TAPS; k++)
-        g[k] /= gsum;
+    double g[SSIM_TAPS]; // pageable: the copy is staged before the call returns
+    gpuimg__ssim_window(g);
     cudaError_t err = cudaMemcpyToSymbolAsync(c_gauss, g, sizeof g, 0, cudaMemcpyHostToDevice, stream);
     if (err != cudaSuccess)
         return err;

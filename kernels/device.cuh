@@ -1,47 +1,23 @@
 // SPDX-License-Identifier: MIT
-// Device helpers shared by the kernel files: border mapping, rounding, the
-// warp and block reductions, grid sizing.
+// Device helpers shared by the kernel files: SPEC's arithmetic (from
+// src/arith.h, shared with the CPU), the warp reductions, grid sizing.
 #pragma once
 
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "arith.h"
 #include "backend.h"
 
-// Maps an index outside [0, n) by the border mode (SPEC §3), for any
-// distance; -1 means "reads 0" (constant). The same rules as the CPU's
-// gpuimg__border_index; ints suffice (n <= 65535, |i| < n + 2002).
+// border_index, store_u8: SPEC §3's arithmetic, shared with the CPU (arith.h).
 __device__ __forceinline__ int border_index(int i, int n, gpuimg_border mode)
 {
-    if (i >= 0 && i < n)
-        return i;
-    int period, r;
-    switch (mode) {
-    case GPUIMG_BORDER_CONSTANT: return -1;
-    case GPUIMG_BORDER_REPLICATE: return i < 0 ? 0 : n - 1;
-    case GPUIMG_BORDER_WRAP: r = i % n; return r < 0 ? r + n : r;
-    case GPUIMG_BORDER_REFLECT:
-        period = 2 * n;
-        r = i % period;
-        if (r < 0)
-            r += period;
-        return r < n ? r : period - 1 - r;
-    default:
-        if (n == 1)
-            return 0;
-        period = 2 * (n - 1);
-        r = i % period;
-        if (r < 0)
-            r += period;
-        return r < n ? r : period - r;
-    }
+    return gpuimg__border_index(i, n, mode);
 }
 
-// SPEC §3's store: clamp(floor(v + 0.5), 0, 255).
 __device__ __forceinline__ uint8_t store_u8(float v)
 {
-    float r = floorf(v + 0.5f);
-    return !(r > 0.0f) ? 0 : r >= 255.0f ? 255 : (uint8_t)r; // NaN -> 0, as on the CPU
+    return gpuimg__round_u8(v);
 }
 
 __host__ __device__ constexpr int ceil_div(long long a, long long b)

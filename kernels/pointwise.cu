@@ -7,12 +7,6 @@
 
 constexpr int MAP_THREADS = 256;
 
-// Exact integer luma, ties up: the CPU's formula, so results are identical.
-__device__ __forceinline__ uint32_t luma(uint32_t r, uint32_t g, uint32_t b)
-{
-    return (299u * r + 587u * g + 114u * b + 500u) / 1000u;
-}
-
 __global__ void luma_kernel(const uint8_t *__restrict__ r, const uint8_t *__restrict__ g,
                             const uint8_t *__restrict__ b, uint8_t *__restrict__ dst, size_t n)
 {
@@ -23,12 +17,12 @@ __global__ void luma_kernel(const uint8_t *__restrict__ r, const uint8_t *__rest
         uint32_t wb = reinterpret_cast<const uint32_t *>(b)[i];
         uint32_t out = 0;
         for (int k = 0; k < 32; k += 8)
-            out |= luma((wr >> k) & 0xff, (wg >> k) & 0xff, (wb >> k) & 0xff) << k;
+            out |= (uint32_t)gpuimg__luma((wr >> k) & 0xff, (wg >> k) & 0xff, (wb >> k) & 0xff) << k;
         reinterpret_cast<uint32_t *>(dst)[i] = out;
     }
     if (blockIdx.x == 0 && threadIdx.x < n % 4) {
         size_t i = nwords * 4 + threadIdx.x;
-        dst[i] = (uint8_t)luma(r[i], g[i], b[i]);
+        dst[i] = gpuimg__luma(r[i], g[i], b[i]);
     }
 }
 

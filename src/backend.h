@@ -97,6 +97,11 @@ void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channe
                             uint64_t differing, uint64_t sum, uint64_t squares, double ssim_total,
                             int has_ssim);
 
+/* SSIM's window (SPEC §3): Gaussian σ = 1.5, radius 5, normalized. */
+#define GPUIMG_SSIM_RADIUS 5
+#define GPUIMG_SSIM_TAPS (2 * GPUIMG_SSIM_RADIUS + 1)
+void gpuimg__ssim_window(double g[GPUIMG_SSIM_TAPS]);
+
 /* Every backend instance starts with this header. */
 struct gpuimg_backend {
     const gpuimg_backend_ops *ops;

@@ -48,3 +48,15 @@ void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channe
     if (has_ssim)
         out->ssim = ssim_total / channels;
 }
+
+void gpuimg__ssim_window(double g[GPUIMG_SSIM_TAPS])
+{
+    double sum = 0.0;
+    for (int k = 0; k < GPUIMG_SSIM_TAPS; k++) {
+        double d = k - GPUIMG_SSIM_RADIUS;
+        g[k] = exp(-d * d / (2.0 * 1.5 * 1.5));
+        sum += g[k];
+    }
+    for (int k = 0; k < GPUIMG_SSIM_TAPS; k++)
+        g[k] /= sum;
+}

@@ -14,6 +14,18 @@ const char *cli_channel_name(int channels, int c)
     return channels >= 3 ? rgba[c] : ya[c];
 }
 
+/* {"file", "width", "height", "channels", "names": the start of both reports. */
+static void json_head(const char *file, const gpuimg_image *img)
+{
+    printf("{\"file\": ");
+    json_string(stdout, file);
+    printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"names\": [", img->width,
+           img->height, img->channels);
+    for (int k = 0; k < img->channels; k++)
+        printf("%s\"%s\"", k ? ", " : "", cli_channel_name(img->channels, k));
+    printf("]");
+}
+
 struct report_opts {
     int json, csv;
     const char *plot;
@@ -108,13 +120,8 @@ int cmd_histogram(cli *c, int argc, char **argv)
     }
     int cn = h.channels;
     if (r.json) {
-        printf("{\"file\": ");
-        json_string(stdout, in);
-        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"names\": [", img.width,
-               img.height, cn);
-        for (int k = 0; k < cn; k++)
-            printf("%s\"%s\"", k ? ", " : "", cli_channel_name(cn, k));
-        printf("], \"counts\": [");
+        json_head(in, &img);
+        printf(", \"counts\": [");
         for (int k = 0; k < cn; k++) {
             printf("%s[", k ? ", " : "");
             for (int v = 0; v < 256; v++)
@@ -168,13 +175,7 @@ int cmd_stats(cli *c, int argc, char **argv)
     }
     int cn = s.channels;
     if (r.json) {
-        printf("{\"file\": ");
-        json_string(stdout, in);
-        printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"names\": [", img.width,
-               img.height, cn);
-        for (int k = 0; k < cn; k++)
-            printf("%s\"%s\"", k ? ", " : "", cli_channel_name(cn, k));
-        printf("]");
+        json_head(in, &img);
         const char *keys[] = {"min", "max", "mean", "stddev", "median"};
         for (int f = 0; f < 5; f++) {
             printf(", \"%s\": [", keys[f]);

@@ -8,8 +8,8 @@
 
 #include "cpu.h"
 
-#define SSIM_RADIUS 5
-#define SSIM_TAPS (2 * SSIM_RADIUS + 1)
+#define SSIM_RADIUS GPUIMG_SSIM_RADIUS
+#define SSIM_TAPS GPUIMG_SSIM_TAPS
 
 /* Mean SSIM of one channel into *ssim; 0 when out of memory.
  *
@@ -25,14 +25,8 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
     double *ring = malloc((size_t)SSIM_TAPS * 5 * (size_t)inner * sizeof(double));
     if (!ring)
         return 0;
-    double g[SSIM_TAPS], gsum = 0.0;
-    for (int k = 0; k < SSIM_TAPS; k++) {
-        double d = k - SSIM_RADIUS;
-        g[k] = exp(-d * d / (2.0 * 1.5 * 1.5));
-        gsum += g[k];
-    }
-    for (int k = 0; k < SSIM_TAPS; k++)
-        g[k] /= gsum;
+    double g[SSIM_TAPS];
+    gpuimg__ssim_window(g);
 
     const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
     double total = 0.0;

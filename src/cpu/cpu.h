@@ -4,55 +4,12 @@
 #ifndef GPUIMG_CPU_H
 #define GPUIMG_CPU_H
 
-#include <math.h>
-
+#include "../arith.h"
 #include "../backend.h"
-
-/* Maps an index outside [0, n) by the border mode, for any distance from
- * the image; -1 means "reads 0" (constant mode). */
-static inline long gpuimg__border_index(long i, long n, gpuimg_border mode)
-{
-    if (i >= 0 && i < n)
-        return i;
-    long period, r;
-    switch (mode) {
-    case GPUIMG_BORDER_CONSTANT: return -1;
-    case GPUIMG_BORDER_REPLICATE: return i < 0 ? 0 : n - 1;
-    case GPUIMG_BORDER_WRAP: r = i % n; return r < 0 ? r + n : r;
-    case GPUIMG_BORDER_REFLECT:
-        period = 2 * n;
-        r = i % period;
-        if (r < 0)
-            r += period;
-        return r < n ? r : period - 1 - r;
-    case GPUIMG_BORDER_REFLECT101:
-    default:
-        if (n == 1)
-            return 0;
-        period = 2 * (n - 1);
-        r = i % period;
-        if (r < 0)
-            r += period;
-        return r < n ? r : period - r;
-    }
-}
-
-/* SPEC §3's store: clamp(floor(v + 0.5), 0, 255). */
-static inline uint8_t gpuimg__round_u8(float v)
-{
-    float r = floorf(v + 0.5f);
-    return !(r > 0.0f) ? 0 : r >= 255.0f ? 255 : (uint8_t)r; /* NaN -> 0, never a cast */
-}
 
 static inline size_t gpuimg__plane_size(const gpuimg_planes *p)
 {
     return (size_t)p->width * (size_t)p->height;
-}
-
-/* Rec.601 luma in integers: floor(0.299 R + 0.587 G + 0.114 B + 0.5), ties up. */
-static inline uint8_t gpuimg__luma(uint8_t r, uint8_t g, uint8_t b)
-{
-    return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
 }
 
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
