@@ -151,9 +151,12 @@ static void print_json(const char *a, const char *b, const gpuimg_compare_result
         return;
     }
     printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"max_diff\": %d, "
-           "\"differing\": %llu, \"mae\": %.17g, \"rmse\": %.17g, \"psnr\": ",
-           r->width, r->height, r->channels, r->max_diff, (unsigned long long)r->differing, r->mae,
-           r->rmse);
+           "\"differing\": %llu, \"mae\": ",
+           r->width, r->height, r->channels, r->max_diff, (unsigned long long)r->differing);
+    json_number(stdout, r->mae, 1);
+    printf(", \"rmse\": ");
+    json_number(stdout, r->rmse, 1);
+    printf(", \"psnr\": ");
     json_number(stdout, r->psnr, !r->identical);
     printf(", \"ssim\": ");
     json_number(stdout, r->ssim, r->has_ssim);

@@ -184,8 +184,8 @@ int cmd_stats(cli *c, int argc, char **argv)
                 switch (f) {
                 case 0: printf("%d", s.min[k]); break;
                 case 1: printf("%d", s.max[k]); break;
-                case 2: printf("%.17g", s.mean[k]); break;
-                case 3: printf("%.17g", s.stddev[k]); break;
+                case 2: json_number(stdout, s.mean[k], 1); break;
+                case 3: json_number(stdout, s.stddev[k], 1); break;
                 case 4: printf("%d", s.median[k]); break;
                 }
             }

@@ -3,6 +3,7 @@
 #define GPUIMG_CLI_JSON_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* Writes s as a JSON string literal, escaping quotes, backslashes and
  * control characters. */
@@ -21,13 +22,21 @@ static inline void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* A double, or null when it is not finite (JSON has no inf). */
+/* A double in the fewest significant digits (15 to 17) that read back as the
+ * same double, or null when not valid (JSON has no inf). */
 static inline void json_number(FILE *f, double v, int valid)
 {
-    if (valid)
-        fprintf(f, "%.17g", v);
-    else
+    if (!valid) {
         fputs("null", f);
+        return;
+    }
+    char text[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, v);
+        if (strtod(text, NULL) == v)
+            break;
+    }
+    fputs(text, f);
 }
 
 #endif
