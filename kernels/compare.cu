@@ -18,7 +18,11 @@ constexpr int SSIM_RADIUS = GPUIMG_SSIM_RADIUS;
 constexpr int SSIM_TAPS = GPUIMG_SSIM_TAPS;
 constexpr int SSIM_BLOCK_X = 32, SSIM_BLOCK_Y = 8;
 
-__constant__ double c_gauss[SSIM_TAPS];
+// The window, by value: every launch carries its own copy (a __constant__
+// array would be shared by the threads of a batch).
+struct SsimWindow {
+    double g[SSIM_TAPS];
+};
 
 __global__ void diff_kernel(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n, int fuzz,
                             unsigned long long *__restrict__ out)
@@ -66,7 +70,7 @@ __global__ void diff_kernel(gpuimg_dplanes a, gpuimg_dplanes b, int channels, si
 // Horizontal window sums for the inner columns of every row: out[q] is an
 // inner x h array for quantity q (x, y, x², y², xy).
 __global__ void ssim_rows_kernel(const uint8_t *__restrict__ a, const uint8_t *__restrict__ b,
-                                 int w, int h, double *__restrict__ sums)
+                                 int w, int h, double *__restrict__ sums, const SsimWindow win)
 {
     int inner = w - 2 * SSIM_RADIUS;
     int x = blockIdx.x * SSIM_BLOCK_X + threadIdx.x, y = blockIdx.y * SSIM_BLOCK_Y + threadIdx.y;
@@ -75,7 +79,7 @@ __global__ void ssim_rows_kernel(const uint8_t *__restrict__ a, const uint8_t *_
     const uint8_t *ra = a + (size_t)y * w + x, *rb = b + (size_t)y * w + x;
     double s[5] = {0, 0, 0, 0, 0};
     for (int k = 0; k < SSIM_TAPS; k++) {
-        double g = c_gauss[k], va = ra[k], vb = rb[k];
+        double g = win.g[k], va = ra[k], vb = rb[k];
         s[0] += g * va;
         s[1] += g * vb;
         s[2] += g * va * va;
@@ -88,7 +92,7 @@ __global__ void ssim_rows_kernel(const uint8_t *__restrict__ a, const uint8_t *_
 }
 
 __global__ void ssim_cols_kernel(const double *__restrict__ sums, int w, int h,
-                                 double *__restrict__ total)
+                                 double *__restrict__ total, const SsimWindow win)
 {
     __shared__ double s_warps[SSIM_BLOCK_X * SSIM_BLOCK_Y / 32];
     int inner = w - 2 * SSIM_RADIUS, rows = h - 2 * SSIM_RADIUS;
@@ -98,7 +102,7 @@ __global__ void ssim_cols_kernel(const double *__restrict__ sums, int w, int h,
         size_t plane = (size_t)inner * h;
         double m[5] = {0, 0, 0, 0, 0};
         for (int k = 0; k < SSIM_TAPS; k++) {
-            double g = c_gauss[k];
+            double g = win.g[k];
             size_t at = (size_t)(y + k) * inner + x;
             for (int q = 0; q < 5; q++)
                 m[q] += g * sums[q * plane + at];
@@ -144,19 +148,17 @@ extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
 {
     if (w < SSIM_TAPS || h < SSIM_TAPS)
         return cudaSuccess;
-    double g[SSIM_TAPS]; // pageable: the copy is staged before the call returns
-    gpuimg__ssim_window(g);
-    cudaError_t err = cudaMemcpyToSymbolAsync(c_gauss, g, sizeof g, 0, cudaMemcpyHostToDevice, stream);
-    if (err != cudaSuccess)
-        return err;
+    SsimWindow win;
+    gpuimg__ssim_window(win.g);
+    cudaError_t err;
     double *sums = static_cast<double *>(d_tmp);
     int inner = w - 2 * SSIM_RADIUS;
     dim3 block(SSIM_BLOCK_X, SSIM_BLOCK_Y);
     ssim_rows_kernel<<<dim3(ceil_div(inner, SSIM_BLOCK_X), ceil_div(h, SSIM_BLOCK_Y)), block, 0,
-                       stream>>>(d_a, d_b, w, h, sums);
+                       stream>>>(d_a, d_b, w, h, sums, win);
     if ((err = cudaGetLastError()) != cudaSuccess)
         return err;
     ssim_cols_kernel<<<dim3(ceil_div(inner, SSIM_BLOCK_X), ceil_div(h - 2 * SSIM_RADIUS, SSIM_BLOCK_Y)),
-                       block, 0, stream>>>(sums, w, h, d_ssim_sum);
+                       block, 0, stream>>>(sums, w, h, d_ssim_sum, win);
     return cudaGetLastError();
 }

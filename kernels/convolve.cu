@@ -2,8 +2,10 @@
 // 2-D convolution (the kernel applied as written, like filter2D) and the
 // Sobel gradient magnitude.
 //
-// The kernel's weights sit in constant memory: every lane of a warp reads the
-// same weight at the same step, which constant memory broadcasts. A block
+// The kernel's weights sit in a per-backend global buffer (__constant__
+// memory is one per process, and batch runs several backends on several
+// threads): every lane of a warp reads the same weight at the same step, one
+// L1 broadcast. A block
 // computes a CONV_TILE x CONV_TILE tile of outputs from a shared tile of
 // (CONV_TILE + kw - 1) x (CONV_TILE + kh - 1) inputs, the halo being the
 // kernel's half-sides, borders mapped while loading. For 63 x 63 that is
@@ -17,8 +19,6 @@ constexpr int MAX_KERNEL = 63;
 static_assert((CONV_TILE + MAX_KERNEL - 1) * (CONV_TILE + MAX_KERNEL - 1) * 4 <= 48 * 1024,
               "the largest tile fits in shared memory");
 
-__constant__ float c_kernel[MAX_KERNEL * MAX_KERNEL];
-
 // Loads the block's input tile, whose top-left input is (x0, y0), as floats.
 __device__ __forceinline__ void load_tile(const uint8_t *__restrict__ src, float *s, int tw, int th,
                                           int x0, int y0, int w, int h, gpuimg_border border)
@@ -30,9 +30,9 @@ __device__ __forceinline__ void load_tile(const uint8_t *__restrict__ src, float
     }
 }
 
-__global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w,
-                                int h, int kw, int kh, float scale, float bias, int absolute,
-                                gpuimg_border border)
+__global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst,
+                                const float *__restrict__ weights, int w, int h, int kw, int kh,
+                                float scale, float bias, int absolute, gpuimg_border border)
 {
     extern __shared__ float s_tile[];
     int tw = CONV_TILE + kw - 1, th = CONV_TILE + kh - 1;
@@ -48,7 +48,7 @@ __global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__rest
     for (int i = 0; i < kh; i++) {
         const float *row = s_tile + (threadIdx.y + i) * tw + threadIdx.x;
         for (int j = 0; j < kw; j++)
-            sum = __fadd_rn(sum, __fmul_rn(c_kernel[i * kw + j], row[j]));
+            sum = __fadd_rn(sum, __fmul_rn(weights[i * kw + j], row[j]));
     }
     float v = __fadd_rn(__fmul_rn(sum, scale), bias);
     dst[(size_t)y * w + x] = store_u8(absolute ? fabsf(v) : v);
@@ -72,21 +72,21 @@ __global__ void sobel_kernel(const uint8_t *__restrict__ src, uint8_t *__restric
     dst[(size_t)y * w + x] = store_u8(sqrtf(gx * gx + gy * gy));
 }
 
-extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                             const gpuimg_conv *k, gpuimg_border border,
-                                             cudaStream_t stream)
+extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst,
+                                             float *d_weights, int w, int h, const gpuimg_conv *k,
+                                             gpuimg_border border, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    cudaError_t err = cudaMemcpyToSymbolAsync(c_kernel, k->weights,
-                                              (size_t)k->width * k->height * sizeof(float), 0,
-                                              cudaMemcpyHostToDevice, stream);
+    cudaError_t err = cudaMemcpyAsync(d_weights, k->weights,
+                                      (size_t)k->width * k->height * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream);
     if (err != cudaSuccess)
         return err;
     size_t shared = (size_t)(CONV_TILE + k->width - 1) * (CONV_TILE + k->height - 1) * sizeof(float);
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
     convolve_kernel<<<grid, dim3(CONV_TILE, CONV_TILE), shared, stream>>>(
-        d_src, d_dst, w, h, k->width, k->height, k->scale, k->bias, k->absolute, border);
+        d_src, d_dst, d_weights, w, h, k->width, k->height, k->scale, k->bias, k->absolute, border);
     return cudaGetLastError();
 }
 

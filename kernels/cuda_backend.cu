@@ -32,6 +32,7 @@ struct CudaBackend {
     size_t scratch_size = 0;
     unsigned long long *d_small = nullptr; // 4 x 256 counts, then 4 x 4 results
     double *d_ssim = nullptr;
+    float *d_weights = nullptr; // blur and convolution weights, GPUIMG_CUDA_MAX_WEIGHTS
 };
 
 constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 16;
@@ -78,10 +79,15 @@ gpuimg_status launched(CudaBackend *cb, cudaError_t err, const char *kernel)
             return st_;                                                                          \
     } while (0)
 
+// Checked at the start of each operation: the context is sound, and the
+// calling thread uses this backend's device (the runtime keeps the current
+// device per thread, and batch drives backends from several threads).
 gpuimg_status usable(CudaBackend *cb)
 {
-    if (!cb->broken[0])
+    if (!cb->broken[0]) {
+        TRY(cb, "cudaSetDevice", cudaSetDevice(cb->device));
         return GPUIMG_OK;
+    }
     snprintf(cb->base.message, sizeof cb->base.message,
              "the CUDA context is unusable after an earlier error: %.180s", cb->broken);
     return GPUIMG_ERR_DEVICE;
@@ -153,6 +159,7 @@ void cuda_close(gpuimg_backend *be)
     cudaFree(cb->d_interleaved);
     cudaFree(cb->d_small);
     cudaFree(cb->d_ssim);
+    cudaFree(cb->d_weights);
     cudaFreeHost(cb->h_staging);
     if (cb->stream)
         cudaStreamDestroy(cb->stream);
@@ -211,7 +218,9 @@ gpuimg_status cuda_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_pl
 {
     CudaBackend *cb = cuda(be);
     size_t bytes = npix(dst) * src->channels;
-    gpuimg_status st = reserve_staging(cb, bytes);
+    gpuimg_status st = usable(cb);
+    if (st == GPUIMG_OK)
+        st = reserve_staging(cb, bytes);
     if (st != GPUIMG_OK)
         return st;
     memcpy(cb->h_staging, src->data, bytes);
@@ -251,8 +260,9 @@ gpuimg_status cuda_separable(gpuimg_backend *be, const gpuimg_planes *src, gpuim
     gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height));
     for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
         st = launched(cb,
-                      gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch, src->width,
-                                        src->height, weights, radius, border, cb->stream),
+                      gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch,
+                                        cb->d_weights, src->width, src->height, weights, radius,
+                                        border, cb->stream),
                       "blur");
     return st;
 }
@@ -276,8 +286,8 @@ gpuimg_status cuda_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
     CudaBackend *cb = cuda(be);
     for (int c = 0; c < src->channels; c++)
         LAUNCH(cb, "convolve",
-               gpuimg__cuda_convolve(src->plane[c], dst->plane[c], src->width, src->height, k,
-                                     border, cb->stream));
+               gpuimg__cuda_convolve(src->plane[c], dst->plane[c], cb->d_weights, src->width,
+                                     src->height, k, border, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -515,7 +525,9 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
         (err = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking)) != cudaSuccess ||
         (err = cudaMalloc(&cb->d_small, (SMALL_COUNTS + SMALL_RESULTS) *
                                             sizeof(unsigned long long))) != cudaSuccess ||
-        (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess) {
+        (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess ||
+        (err = cudaMalloc(&cb->d_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float))) !=
+            cudaSuccess) {
         snprintf(msg, msglen, "CUDA device %d unusable: %s", device, cudaGetErrorString(err));
         cudaGetLastError();
         cuda_close(&cb->base);

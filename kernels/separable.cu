@@ -27,25 +27,30 @@ constexpr int COL_SHARED_RADIUS = 64;
 static_assert(ROW_TILE_H * (ROW_TILE_W + 2 * MAX_RADIUS) * 4 <= 48 * 1024, "row tile fits");
 static_assert((COL_TILE_H + 2 * COL_SHARED_RADIUS) * COL_TILE_W * 4 <= 48 * 1024, "column tile fits");
 static_assert(COL_TILE_H % COL_THREADS_Y == 0, "whole outputs per thread");
-
-__constant__ float c_weights[2 * MAX_RADIUS + 1];
+static_assert(2 * MAX_RADIUS + 1 <= GPUIMG_CUDA_MAX_WEIGHTS, "the weight buffer holds any blur");
 
 // Blur accumulates weighted floats; box accumulates exact 32-bit sums (a
 // window of 2001 x 2001 values of 255 is 1.02e9 < 2^32). The blur's product
 // is rounded on its own (__fmul_rn cannot be fused into an FMA) and the taps
 // are summed in the CPU's order, so both backends give the same bits.
+//
+// The weights are in global memory, one buffer per backend instance (each
+// with its own stream), not in __constant__ memory, which is one per process
+// and would be overwritten by another thread's blur. Every lane reads the
+// same weight at the same step: one L1 broadcast.
 struct BlurMath {
     using Acc = float;
-    __device__ static float tap(int k, float v) { return __fmul_rn(c_weights[k], v); }
+    __device__ static float tap(const float *w, int k, float v) { return __fmul_rn(w[k], v); }
 };
 struct BoxMath {
     using Acc = uint32_t;
-    __device__ static uint32_t tap(int, uint32_t v) { return v; }
+    __device__ static uint32_t tap(const float *, int, uint32_t v) { return v; }
 };
 
 template <typename Math>
 __global__ void row_pass(const uint8_t *__restrict__ src, typename Math::Acc *__restrict__ tmp,
-                         int w, int h, int radius, gpuimg_border border)
+                         const float *__restrict__ weights, int w, int h, int radius,
+                         gpuimg_border border)
 {
     using Acc = typename Math::Acc;
     extern __shared__ __align__(16) unsigned char s_raw[];
@@ -64,7 +69,7 @@ __global__ void row_pass(const uint8_t *__restrict__ src, typename Math::Acc *__
         return;
     Acc acc = 0;
     for (int k = 0; k <= 2 * radius; k++)
-        acc += Math::tap(k, s[threadIdx.x + k]);
+        acc += Math::tap(weights, k, s[threadIdx.x + k]);
     tmp[(size_t)y * w + x] = acc;
 }
 
@@ -81,8 +86,8 @@ __device__ __forceinline__ uint8_t finish(uint32_t acc, uint32_t area)
 
 template <typename Math>
 __global__ void column_pass_shared(const typename Math::Acc *__restrict__ tmp,
-                                   uint8_t *__restrict__ dst, int w, int h, int radius,
-                                   gpuimg_border border, uint32_t area)
+                                   uint8_t *__restrict__ dst, const float *__restrict__ weights,
+                                   int w, int h, int radius, gpuimg_border border, uint32_t area)
 {
     using Acc = typename Math::Acc;
     extern __shared__ __align__(16) unsigned char s_raw[];
@@ -102,15 +107,15 @@ __global__ void column_pass_shared(const typename Math::Acc *__restrict__ tmp,
             break;
         Acc acc = 0;
         for (int k = 0; k <= 2 * radius; k++) // lanes read consecutive words: no bank conflicts
-            acc += Math::tap(k, s[(o + k) * COL_TILE_W + threadIdx.x]);
+            acc += Math::tap(weights, k, s[(o + k) * COL_TILE_W + threadIdx.x]);
         dst[(size_t)y * w + x] = finish(acc, area);
     }
 }
 
 template <typename Math>
 __global__ void column_pass_global(const typename Math::Acc *__restrict__ tmp,
-                                   uint8_t *__restrict__ dst, int w, int h, int radius,
-                                   gpuimg_border border, uint32_t area)
+                                   uint8_t *__restrict__ dst, const float *__restrict__ weights,
+                                   int w, int h, int radius, gpuimg_border border, uint32_t area)
 {
     using Acc = typename Math::Acc;
     int x = blockIdx.x * COL_TILE_W + threadIdx.x;
@@ -121,21 +126,22 @@ __global__ void column_pass_global(const typename Math::Acc *__restrict__ tmp,
     for (int k = 0; k <= 2 * radius; k++) {
         int sy = border_index(y - radius + k, h, border);
         if (sy >= 0)
-            acc += Math::tap(k, tmp[(size_t)sy * w + x]);
+            acc += Math::tap(weights, k, tmp[(size_t)sy * w + x]);
     }
     dst[(size_t)y * w + x] = finish(acc, area);
 }
 
 template <typename Math>
-static cudaError_t run_separable(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w, int h,
-                                 int radius, gpuimg_border border, cudaStream_t stream)
+static cudaError_t run_separable(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
+                                 const float *d_weights, int w, int h, int radius,
+                                 gpuimg_border border, cudaStream_t stream)
 {
     using Acc = typename Math::Acc;
     Acc *tmp = static_cast<Acc *>(d_tmp);
     size_t row_shared = (size_t)ROW_TILE_H * (ROW_TILE_W + 2 * radius) * sizeof(Acc);
     dim3 row_grid(ceil_div(w, ROW_TILE_W), ceil_div(h, ROW_TILE_H));
-    row_pass<Math><<<row_grid, dim3(ROW_TILE_W, ROW_TILE_H), row_shared, stream>>>(d_src, tmp, w,
-                                                                                   h, radius, border);
+    row_pass<Math><<<row_grid, dim3(ROW_TILE_W, ROW_TILE_H), row_shared, stream>>>(
+        d_src, tmp, d_weights, w, h, radius, border);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess)
         return err;
@@ -144,11 +150,11 @@ static cudaError_t run_separable(const uint8_t *d_src, uint8_t *d_dst, void *d_t
         size_t col_shared = (size_t)(COL_TILE_H + 2 * radius) * COL_TILE_W * sizeof(Acc);
         dim3 grid(ceil_div(w, COL_TILE_W), ceil_div(h, COL_TILE_H));
         column_pass_shared<Math><<<grid, dim3(COL_TILE_W, COL_THREADS_Y), col_shared, stream>>>(
-            tmp, d_dst, w, h, radius, border, area);
+            tmp, d_dst, d_weights, w, h, radius, border, area);
     } else {
         dim3 grid(ceil_div(w, COL_TILE_W), ceil_div(h, COL_THREADS_Y));
         column_pass_global<Math><<<grid, dim3(COL_TILE_W, COL_THREADS_Y), 0, stream>>>(
-            tmp, d_dst, w, h, radius, border, area);
+            tmp, d_dst, d_weights, w, h, radius, border, area);
     }
     return cudaGetLastError();
 }
@@ -158,20 +164,19 @@ extern "C" size_t gpuimg__cuda_separable_scratch(int w, int h)
     return (size_t)w * (size_t)h * 4; // float or uint32 per pixel
 }
 
-extern "C" cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w,
-                                         int h, const float *h_weights, int radius,
-                                         gpuimg_border border, cudaStream_t stream)
+extern "C" cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
+                                         float *d_weights, int w, int h, const float *h_weights,
+                                         int radius, gpuimg_border border, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    // Ordered on the stream, so a later blur with other weights cannot
-    // overwrite these while this one runs.
-    cudaError_t err = cudaMemcpyToSymbolAsync(c_weights, h_weights,
-                                              (size_t)(2 * radius + 1) * sizeof(float), 0,
-                                              cudaMemcpyHostToDevice, stream);
+    // Ordered on the stream: a later blur's weights cannot overwrite these
+    // while this one runs.
+    cudaError_t err = cudaMemcpyAsync(d_weights, h_weights, (size_t)(2 * radius + 1) * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream);
     if (err != cudaSuccess)
         return err;
-    return run_separable<BlurMath>(d_src, d_dst, d_tmp, w, h, radius, border, stream);
+    return run_separable<BlurMath>(d_src, d_dst, d_tmp, d_weights, w, h, radius, border, stream);
 }
 
 extern "C" cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w,
@@ -180,5 +185,5 @@ extern "C" cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, vo
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    return run_separable<BoxMath>(d_src, d_dst, d_tmp, w, h, radius, border, stream);
+    return run_separable<BoxMath>(d_src, d_dst, d_tmp, nullptr, w, h, radius, border, stream);
 }
