@@ -234,6 +234,51 @@ typedef struct gpuimg_compare_result {
 gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,
                              int fuzz, gpuimg_compare_result *out, gpuimg_image *diff);
 
+/* ---- Batch: every image of a folder through a pipeline (SPEC §5) -------- */
+
+typedef enum gpuimg_batch_outcome {
+    GPUIMG_BATCH_DONE,
+    GPUIMG_BATCH_FAILED,
+    GPUIMG_BATCH_SKIPPED /* --skip-existing: the output is newer than the input */
+} gpuimg_batch_outcome;
+
+typedef struct gpuimg_batch_event {
+    gpuimg_batch_outcome outcome;
+    const char *input, *output;
+    const char *error;        /* FAILED: one line naming the file */
+    uint64_t finished, total; /* files finished so far, of all selected */
+} gpuimg_batch_event;
+
+typedef struct gpuimg_batch_options {
+    const char *in_dir, *out_dir;
+    gpuimg_step *const *steps; /* finished steps; none: decode and encode only */
+    int nsteps;
+    gpuimg_format format; /* NONE: each output keeps its input's format */
+    int recursive, skip_existing, fail_fast;
+    int jobs;                     /* decode and encode threads each; 0: all cores */
+    const int *devices;           /* CUDA devices; NULL: the context's --device */
+    int ndevices;                 /* -1 with devices NULL: every device present */
+    int shard_index, shard_count; /* files whose sorted index % count == index */
+    /* Called once per file, from worker threads but never two at a time. */
+    void (*on_event)(void *user, const gpuimg_batch_event *event);
+    void *user;
+} gpuimg_batch_options;
+
+typedef struct gpuimg_batch_summary {
+    uint64_t total, processed, failed, skipped;
+    double seconds;
+    int cancelled; /* gpuimg_batch_cancel() stopped it */
+} gpuimg_batch_summary;
+
+/* Runs the batch. A bad file is reported through on_event and counted, not
+ * returned: the status is for what stops the whole batch (OUT_DIR equal to
+ * IN_DIR, an unreadable IN_DIR, no usable device). */
+gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *options,
+                           gpuimg_batch_summary *summary);
+/* Stops running batches from taking new files; images already being
+ * written finish (atomically). Async-signal-safe: for a SIGINT handler. */
+void gpuimg_batch_cancel(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -71,5 +71,6 @@ int cmd_histogram(cli *c, int argc, char **argv);
 int cmd_stats(cli *c, int argc, char **argv);
 int cmd_compare(cli *c, int argc, char **argv);
 int cmd_info(cli *c, int argc, char **argv);
+int cmd_batch(cli *c, int argc, char **argv);
 
 #endif

@@ -61,10 +61,12 @@ static void main_help(void)
     for (int i = 0; gpuimg_op_at(i); i++)
         printf("  %-10s %s\n", gpuimg_op_at(i)->name, gpuimg_op_at(i)->summary);
     printf("\nother commands:\n"
-           "  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n\n%s\n"
-           "exit codes: 0 success, 1 compare: images differ, 2 usage error,\n"
-           "            3 input/output error, 4 device or resource error\n",
-           "run", "IN OUT STEP...: a pipeline, e.g. blur:sigma=2 rotate:angle=90", "histogram",
+           "  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n\n%s\n"
+           "exit codes: 0 success, 1 compare: images differ / batch: some files failed,\n"
+           "            2 usage error, 3 input/output error, 4 device or resource error,\n"
+           "            130 batch interrupted\n",
+           "run", "IN OUT STEP...: a pipeline, e.g. blur:sigma=2 rotate:angle=90", "batch",
+           "IN_DIR OUT_DIR STEP...: every image of a folder", "histogram",
            "IN: 256-bin histogram per channel", "stats", "IN: min, max, mean, stddev, median",
            "compare", "A B: golden-image comparison", "info", "backends, GPUs, library versions",
            global_help);
@@ -341,7 +343,7 @@ static const struct {
     int (*run)(cli *c, int argc, char **argv);
 } commands[] = {
     {"run", cmd_run},         {"histogram", cmd_histogram}, {"stats", cmd_stats},
-    {"compare", cmd_compare}, {"info", cmd_info},
+    {"compare", cmd_compare}, {"info", cmd_info},           {"batch", cmd_batch},
 };
 
 int main(int argc, char **argv)
@@ -374,15 +376,6 @@ int main(int argc, char **argv)
     }
     if (gpuimg_op_find(c.command)) {
         rc = cmd_image_op(&c, sub_argc, sub_argv);
-    } else if (strcmp(c.command, "batch") == 0) {
-        int help =
-            sub_argc > 1 && (strcmp(sub_argv[1], "--help") == 0 || strcmp(sub_argv[1], "-h") == 0);
-        if (help)
-            printf("usage: gpuimg batch IN_DIR OUT_DIR STEP...\n  not available in this version "
-                   "yet\n");
-        else
-            cli_error(&c, "not available in this version yet");
-        rc = help ? 0 : EXIT_USAGE;
     } else {
         rc = -2;
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

@@ -1,0 +1,615 @@
+/* SPDX-License-Identifier: MIT */
+/* gpuimg_batch: every image of a folder through a pipeline (SPEC §5).
+ *
+ * Three stages joined by bounded queues, so that the CPU's codec work
+ * overlaps the device's:
+ *
+ *   decode threads --> device stage --> encode threads
+ *   (jobs of them)    (2 per GPU, or    (jobs of them)
+ *                      jobs on the CPU)
+ *
+ * Each device-stage worker owns a context, and with it a backend instance:
+ * on CUDA its own stream, pinned staging buffer and scratch, so the copies
+ * of one image overlap the kernels of another. A counting gate caps the
+ * images between decode and the end of encode, so memory stays flat
+ * whatever the folder's size. Files start in sorted path order; a bad file
+ * is reported and counted and the rest go on. */
+#define _DEFAULT_SOURCE /* DT_DIR, realpath */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define STREAMS_PER_DEVICE 2
+/* A folder plus a relative path: longer than any real path, never truncated. */
+#define PATH_BUF (2 * PATH_MAX + 2)
+
+static atomic_int batch_cancelled;
+
+void gpuimg_batch_cancel(void)
+{
+    atomic_store(&batch_cancelled, 1);
+}
+
+/* ---- the file list ---- */
+
+typedef struct file_list {
+    char **rel; /* paths relative to IN_DIR */
+    size_t n, cap;
+} file_list;
+
+static int is_image_name(const char *name)
+{
+    static const char *const exts[] = {"png", "jpg", "jpeg", "bmp", "tga",
+                                       "ppm", "pgm", "pnm",  "gif", "psd"};
+    const char *dot = strrchr(name, '.');
+    if (!dot || name[0] == '.') /* hidden files, our own temporaries among them */
+        return 0;
+    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+        if (strcasecmp(dot + 1, exts[i]) == 0)
+            return 1;
+    return 0;
+}
+
+static gpuimg_status list_add(gpuimg_ctx *ctx, file_list *l, const char *rel)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        char **bigger = realloc(l->rel, cap * sizeof *bigger);
+        if (!bigger)
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+        l->rel = bigger;
+        l->cap = cap;
+    }
+    if (!(l->rel[l->n] = strdup(rel)))
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    l->n++;
+    return GPUIMG_OK;
+}
+
+static void list_free(file_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->rel[i]);
+    free(l->rel);
+}
+
+/* Collects the image files under root/rel; skip is OUT_DIR (dev, ino), never
+ * entered, so outputs inside IN_DIR are not read back as inputs. */
+static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, int recursive,
+                          const struct stat *skip, file_list *out)
+{
+    char path[PATH_BUF];
+    snprintf(path, sizeof path, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    DIR *d = opendir(path);
+    if (!d)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+    gpuimg_status st = GPUIMG_OK;
+    struct dirent *e;
+    while (st == GPUIMG_OK && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char child[PATH_BUF], full[2 * PATH_BUF];
+        snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
+        snprintf(full, sizeof full, "%s/%s", root, child);
+        struct stat sb;
+        if (lstat(full, &sb) != 0)
+            continue;
+        if (S_ISDIR(sb.st_mode)) { /* symbolic links to folders are not followed: no loops */
+            if (recursive && !(sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino))
+                st = walk(ctx, root, child, recursive, skip, out);
+        } else if (is_image_name(e->d_name)) {
+            st = list_add(ctx, out, child);
+        }
+    }
+    closedir(d);
+    return st;
+}
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *format_extension(gpuimg_format f)
+{
+    switch (f) {
+    case GPUIMG_FORMAT_PNG: return "png";
+    case GPUIMG_FORMAT_JPEG: return "jpg";
+    case GPUIMG_FORMAT_BMP: return "bmp";
+    case GPUIMG_FORMAT_TGA: return "tga";
+    case GPUIMG_FORMAT_PPM: return "ppm";
+    case GPUIMG_FORMAT_PGM: return "pgm";
+    default: return NULL;
+    }
+}
+
+/* OUT_DIR/rel, its extension replaced when format is set. */
+static void output_path(const char *out_dir, const char *rel, gpuimg_format format, char *buf,
+                        size_t len)
+{
+    const char *ext = format_extension(format);
+    const char *slash = strrchr(rel, '/'), *dot = strrchr(slash ? slash : rel, '.');
+    if (ext && dot)
+        snprintf(buf, len, "%s/%.*s.%s", out_dir, (int)(dot - rel), rel, ext);
+    else
+        snprintf(buf, len, "%s/%s", out_dir, rel);
+}
+
+/* mkdir -p for the folder part of path, inside a folder known to exist. */
+static int make_parents(char *path)
+{
+    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        int ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- bounded queues and the in-flight gate ---- */
+
+typedef struct item {
+    size_t index;
+    gpuimg_image image;
+} item;
+
+typedef struct queue {
+    item **slots;
+    size_t cap, head, count;
+    int producers; /* still running; the queue is closed at zero */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+} queue;
+
+static int queue_init(queue *q, size_t cap, int producers)
+{
+    memset(q, 0, sizeof *q);
+    q->slots = calloc(cap, sizeof *q->slots);
+    q->cap = cap;
+    q->producers = producers;
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->changed, NULL);
+    return q->slots != NULL;
+}
+
+static void queue_destroy(queue *q)
+{
+    free(q->slots);
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->changed);
+}
+
+static void queue_push(queue *q, item *it)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == q->cap)
+        pthread_cond_wait(&q->changed, &q->lock);
+    q->slots[(q->head + q->count++) % q->cap] = it;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* NULL once the queue is empty and every producer has finished. */
+static item *queue_pop(queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    while (q->count == 0 && q->producers > 0)
+        pthread_cond_wait(&q->changed, &q->lock);
+    item *it = NULL;
+    if (q->count > 0) {
+        it = q->slots[q->head];
+        q->head = (q->head + 1) % q->cap;
+        q->count--;
+        pthread_cond_broadcast(&q->changed);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return it;
+}
+
+static void queue_producer_done(queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    q->producers--;
+    pthread_cond_broadcast(&q->changed);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- the run ---- */
+
+typedef struct batch {
+    const gpuimg_batch_options *opt;
+    gpuimg_config cfg; /* for the workers' contexts */
+    file_list files;
+    char **outputs;
+    atomic_size_t next; /* the next file to decode */
+    atomic_int stop;    /* --fail-fast tripped */
+    queue to_device, to_encode;
+    /* the gate: images between the start of decode and the end of encode */
+    pthread_mutex_t gate_lock;
+    pthread_cond_t gate_open;
+    int in_flight, max_in_flight;
+    /* events and counts */
+    pthread_mutex_t report_lock;
+    gpuimg_batch_summary sum;
+    uint64_t finished;
+} batch;
+
+typedef struct worker {
+    batch *b;
+    gpuimg_ctx *ctx;
+    pthread_t thread;
+    int started;
+} worker;
+
+static int stopping(batch *b)
+{
+    return atomic_load(&batch_cancelled) || atomic_load(&b->stop);
+}
+
+static void report(batch *b, size_t index, gpuimg_batch_outcome outcome, const char *error)
+{
+    pthread_mutex_lock(&b->report_lock);
+    b->finished++;
+    if (outcome == GPUIMG_BATCH_DONE)
+        b->sum.processed++;
+    else if (outcome == GPUIMG_BATCH_FAILED)
+        b->sum.failed++;
+    else
+        b->sum.skipped++;
+    if (outcome == GPUIMG_BATCH_FAILED && b->opt->fail_fast)
+        atomic_store(&b->stop, 1);
+    if (b->opt->on_event) {
+        char input[PATH_BUF];
+        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->files.rel[index]);
+        gpuimg_batch_event ev = {outcome, input,       b->outputs[index],
+                                 error,   b->finished, b->sum.total};
+        b->opt->on_event(b->opt->user, &ev);
+    }
+    pthread_mutex_unlock(&b->report_lock);
+}
+
+static void gate_enter(batch *b)
+{
+    pthread_mutex_lock(&b->gate_lock);
+    while (b->in_flight >= b->max_in_flight)
+        pthread_cond_wait(&b->gate_open, &b->gate_lock);
+    b->in_flight++;
+    pthread_mutex_unlock(&b->gate_lock);
+}
+
+static void gate_leave(batch *b, item *it)
+{
+    if (it)
+        gpuimg_image_free(&it->image);
+    free(it);
+    pthread_mutex_lock(&b->gate_lock);
+    b->in_flight--;
+    pthread_cond_signal(&b->gate_open);
+    pthread_mutex_unlock(&b->gate_lock);
+}
+
+static void *decode_worker(void *arg)
+{
+    worker *w = arg;
+    batch *b = w->b;
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->files.n || stopping(b))
+            break;
+        if (!b->outputs[i]) /* skipped while listing */
+            continue;
+        gate_enter(b);
+        item *it = calloc(1, sizeof *it);
+        char input[PATH_BUF];
+        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->files.rel[i]);
+        if (!it) {
+            report(b, i, GPUIMG_BATCH_FAILED, "out of memory");
+            gate_leave(b, NULL);
+            continue;
+        }
+        it->index = i;
+        if (gpuimg_load(w->ctx, input, &it->image) != GPUIMG_OK) {
+            report(b, i, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+            gate_leave(b, it);
+            continue;
+        }
+        queue_push(&b->to_device, it);
+    }
+    queue_producer_done(&b->to_device);
+    return NULL;
+}
+
+static void *device_worker(void *arg)
+{
+    worker *w = arg;
+    batch *b = w->b;
+    item *it;
+    while ((it = queue_pop(&b->to_device)) != NULL) {
+        gpuimg_image out;
+        if (atomic_load(&batch_cancelled)) {
+            gate_leave(b, it); /* cancelled: not started, not counted */
+            continue;
+        }
+        if (gpuimg_run(w->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) != GPUIMG_OK) {
+            report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+            gate_leave(b, it);
+            continue;
+        }
+        gpuimg_image_free(&it->image);
+        it->image = out;
+        queue_push(&b->to_encode, it);
+    }
+    queue_producer_done(&b->to_encode);
+    return NULL;
+}
+
+static void *encode_worker(void *arg)
+{
+    worker *w = arg;
+    batch *b = w->b;
+    item *it;
+    while ((it = queue_pop(&b->to_encode)) != NULL) {
+        const char *out = b->outputs[it->index];
+        char parents[PATH_BUF];
+        snprintf(parents, sizeof parents, "%s", out);
+        if (atomic_load(&batch_cancelled)) {
+            gate_leave(b, it);
+            continue;
+        }
+        if (make_parents(parents) != 0) {
+            char why[PATH_BUF + 64];
+            snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
+            report(b, it->index, GPUIMG_BATCH_FAILED, why);
+        } else if (gpuimg_save(w->ctx, out, GPUIMG_FORMAT_NONE, &it->image) != GPUIMG_OK) {
+            report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+        } else {
+            report(b, it->index, GPUIMG_BATCH_DONE, NULL);
+        }
+        gate_leave(b, it);
+    }
+    return NULL;
+}
+
+/* Contexts for the device stage: one per stream of each device, opened now
+ * so that a missing device stops the batch before any file is touched. */
+static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *backend,
+                                         worker **out, int *count, int jobs)
+{
+    const gpuimg_batch_options *opt = b->opt;
+    int cuda = strcmp(backend, "cuda") == 0;
+    int ndev = !cuda ? 1 : opt->devices ? opt->ndevices : opt->ndevices < 0 ? 64 : 1;
+    int per = cuda ? STREAMS_PER_DEVICE : jobs;
+    worker *ws = calloc((size_t)ndev * (size_t)per, sizeof *ws);
+    if (!ws)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    int n = 0;
+    gpuimg_status st = GPUIMG_OK;
+    for (int d = 0; d < ndev && st == GPUIMG_OK; d++) {
+        gpuimg_config cfg = b->cfg;
+        cfg.backend = backend;
+        cfg.device = !cuda               ? 0
+                     : opt->devices      ? opt->devices[d]
+                     : opt->ndevices < 0 ? d
+                                         : cfg.device;
+        for (int k = 0; k < per && st == GPUIMG_OK; k++) {
+            const char *name;
+            if ((st = gpuimg_ctx_create(&cfg, &ws[n].ctx)) != GPUIMG_OK) {
+                gpuimg__fail(ctx, st, "batch: cannot create a context");
+                break;
+            }
+            ws[n].b = b;
+            if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
+                /* "all": the first device that is not there ends the list */
+                if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {
+                    gpuimg_ctx_destroy(ws[n].ctx);
+                    ws[n].ctx = NULL;
+                    st = GPUIMG_OK;
+                    d = ndev;
+                    break;
+                }
+                gpuimg__fail(ctx, st, "batch: device %d: %s", cfg.device,
+                             gpuimg_ctx_error(ws[n].ctx));
+                gpuimg_ctx_destroy(ws[n].ctx);
+                ws[n].ctx = NULL;
+                break;
+            }
+            n++;
+        }
+    }
+    *out = ws;
+    *count = n;
+    return st;
+}
+
+static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
+                                struct stat *out_sb)
+{
+    struct stat in_sb;
+    if (stat(opt->in_dir, &in_sb) != 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", opt->in_dir, strerror(errno));
+    if (!S_ISDIR(in_sb.st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: not a folder", opt->in_dir);
+    if (stat(opt->out_dir, out_sb) == 0 && out_sb->st_dev == in_sb.st_dev &&
+        out_sb->st_ino == in_sb.st_ino)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
+                            "%s: OUT_DIR is IN_DIR; outputs would replace the inputs",
+                            opt->out_dir);
+    char path[PATH_BUF];
+    snprintf(path, sizeof path, "%s/", opt->out_dir);
+    if (make_parents(path) != 0 || stat(opt->out_dir, out_sb) != 0 || !S_ISDIR(out_sb->st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create the folder: %s", opt->out_dir,
+                            strerror(errno));
+    return GPUIMG_OK;
+}
+
+/* Outputs, skips, and the refusal of any output that is an input. */
+static gpuimg_status plan_outputs(gpuimg_ctx *ctx, batch *b)
+{
+    const gpuimg_batch_options *opt = b->opt;
+    b->outputs = calloc(b->files.n ? b->files.n : 1, sizeof *b->outputs);
+    if (!b->outputs)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    for (size_t i = 0; i < b->files.n; i++) {
+        char in[PATH_BUF], out[PATH_BUF];
+        snprintf(in, sizeof in, "%s/%s", opt->in_dir, b->files.rel[i]);
+        output_path(opt->out_dir, b->files.rel[i], opt->format, out, sizeof out);
+        struct stat si, so;
+        int have_out = stat(out, &so) == 0, have_in = stat(in, &si) == 0;
+        if (have_out && have_in && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: the output would replace the input",
+                                out);
+        if (!(b->outputs[i] = strdup(out)))
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    }
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
+                           gpuimg_batch_summary *summary)
+{
+    memset(summary, 0, sizeof *summary);
+    atomic_store(&batch_cancelled, 0);
+    double t0 = gpuimg__now_ms();
+    if (opt->shard_count < 1 || opt->shard_index < 0 || opt->shard_index >= opt->shard_count)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "--shard: need 0 <= K < N");
+    if (opt->format != GPUIMG_FORMAT_NONE && !format_extension(opt->format))
+        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "--format: not a writable format");
+    struct stat out_sb;
+    gpuimg_status st = check_dirs(ctx, opt, &out_sb);
+    if (st != GPUIMG_OK)
+        return st;
+
+    batch b;
+    memset(&b, 0, sizeof b);
+    b.opt = opt;
+    b.cfg = ctx->cfg;
+    pthread_mutex_init(&b.gate_lock, NULL);
+    pthread_cond_init(&b.gate_open, NULL);
+    pthread_mutex_init(&b.report_lock, NULL);
+    if ((st = walk(ctx, opt->in_dir, "", opt->recursive, &out_sb, &b.files)) != GPUIMG_OK) {
+        list_free(&b.files);
+        return st;
+    }
+    qsort(b.files.rel, b.files.n, sizeof *b.files.rel, by_path);
+    /* The shard: the files whose sorted index is K mod N. */
+    size_t kept = 0;
+    for (size_t i = 0; i < b.files.n; i++) {
+        if ((long)(i % (size_t)opt->shard_count) == opt->shard_index)
+            b.files.rel[kept++] = b.files.rel[i];
+        else
+            free(b.files.rel[i]);
+    }
+    b.files.n = kept;
+    b.sum.total = kept;
+    if ((st = plan_outputs(ctx, &b)) != GPUIMG_OK)
+        goto done;
+
+    /* The backend: auto resolves once, here, with its one notice. */
+    const char *backend;
+    if ((st = gpuimg_ctx_backend(ctx, &backend)) != GPUIMG_OK)
+        goto done;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = opt->jobs > 0 ? opt->jobs : cores > 0 ? (int)cores : 1;
+    worker *dev = NULL, *dec = calloc((size_t)jobs, sizeof *dec),
+           *enc = calloc((size_t)jobs, sizeof *enc);
+    int ndev = 0;
+    if (!dec || !enc) {
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+        goto workers_done;
+    }
+    if ((st = open_device_workers(ctx, &b, backend, &dev, &ndev, jobs)) != GPUIMG_OK)
+        goto workers_done;
+    for (int i = 0; i < jobs && st == GPUIMG_OK; i++) {
+        dec[i].b = enc[i].b = &b;
+        gpuimg_config cpu = b.cfg;
+        cpu.backend = "cpu"; /* codec workers never touch a device */
+        if ((st = gpuimg_ctx_create(&cpu, &dec[i].ctx)) == GPUIMG_OK)
+            st = gpuimg_ctx_create(&cpu, &enc[i].ctx);
+        if (st != GPUIMG_OK)
+            gpuimg__fail(ctx, st, "batch: cannot create a context");
+    }
+    if (st != GPUIMG_OK)
+        goto workers_done;
+
+    /* Skipped files are settled before any work starts. */
+    for (size_t i = 0; i < b.files.n; i++) {
+        char in[PATH_BUF];
+        snprintf(in, sizeof in, "%s/%s", opt->in_dir, b.files.rel[i]);
+        struct stat si, so;
+        if (opt->skip_existing && stat(b.outputs[i], &so) == 0 && stat(in, &si) == 0 &&
+            (so.st_mtim.tv_sec > si.st_mtim.tv_sec ||
+             (so.st_mtim.tv_sec == si.st_mtim.tv_sec && so.st_mtim.tv_nsec > si.st_mtim.tv_nsec))) {
+            report(&b, i, GPUIMG_BATCH_SKIPPED, NULL);
+            free(b.outputs[i]);
+            b.outputs[i] = NULL;
+        }
+    }
+
+    b.max_in_flight = 2 * jobs + 2 * ndev;
+    if (!queue_init(&b.to_device, (size_t)(2 * ndev), jobs) ||
+        !queue_init(&b.to_encode, (size_t)jobs, ndev)) {
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    } else {
+        for (int i = 0; i < jobs; i++)
+            dec[i].started = pthread_create(&dec[i].thread, NULL, decode_worker, &dec[i]) == 0;
+        for (int i = 0; i < ndev; i++)
+            dev[i].started = pthread_create(&dev[i].thread, NULL, device_worker, &dev[i]) == 0;
+        for (int i = 0; i < jobs; i++)
+            enc[i].started = pthread_create(&enc[i].thread, NULL, encode_worker, &enc[i]) == 0;
+        /* A thread that could not start is a producer that will never finish. */
+        for (int i = 0; i < jobs; i++)
+            if (!dec[i].started)
+                queue_producer_done(&b.to_device);
+        for (int i = 0; i < ndev; i++)
+            if (!dev[i].started)
+                queue_producer_done(&b.to_encode);
+        for (int i = 0; i < jobs; i++)
+            if (dec[i].started)
+                pthread_join(dec[i].thread, NULL);
+        for (int i = 0; i < ndev; i++)
+            if (dev[i].started)
+                pthread_join(dev[i].thread, NULL);
+        for (int i = 0; i < jobs; i++)
+            if (enc[i].started)
+                pthread_join(enc[i].thread, NULL);
+        if (!enc[0].started || !dev[0].started) /* nothing could carry the work */
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
+    }
+    queue_destroy(&b.to_device);
+    queue_destroy(&b.to_encode);
+
+workers_done:
+    for (int i = 0; dec && enc && i < jobs; i++) {
+        gpuimg_ctx_destroy(dec[i].ctx);
+        gpuimg_ctx_destroy(enc[i].ctx);
+    }
+    for (int i = 0; i < ndev; i++)
+        gpuimg_ctx_destroy(dev[i].ctx);
+    free(dec);
+    free(enc);
+    free(dev);
+done:
+    for (size_t i = 0; b.outputs && i < b.files.n; i++)
+        free(b.outputs[i]);
+    free(b.outputs);
+    list_free(&b.files);
+    pthread_mutex_destroy(&b.gate_lock);
+    pthread_cond_destroy(&b.gate_open);
+    pthread_mutex_destroy(&b.report_lock);
+    b.sum.cancelled = atomic_load(&batch_cancelled);
+    b.sum.seconds = (gpuimg__now_ms() - t0) / 1000.0;
+    *summary = b.sum;
+    return st;
+}

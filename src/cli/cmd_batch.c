@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/* `gpuimg batch IN_DIR OUT_DIR STEP...`: the CLI side of gpuimg_batch: its
+ * options, the progress bar, one line per failed file, the closing summary,
+ * and SIGINT/SIGTERM. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+enum { OPT_RECURSIVE = OPT_COMMAND, OPT_SKIP, OPT_FAIL_FAST, OPT_JOBS, OPT_DEVICES, OPT_SHARD };
+
+#define MAX_DEVICES 64
+
+struct batch_cli {
+    gpuimg_batch_options opt;
+    int devices[MAX_DEVICES];
+    int progress; /* a terminal: redraw one status line */
+    int verbose;
+    struct timespec start;
+};
+
+static void batch_help(void)
+{
+    printf("usage: gpuimg batch IN_DIR OUT_DIR [STEP...] [--recursive] [--skip-existing]\n"
+           "                    [--fail-fast] [--jobs N] [--devices all|0,2] [--shard K/N]\n"
+           "  every image of IN_DIR (png jpg jpeg bmp tga ppm pgm pnm gif psd, by extension,\n"
+           "  in sorted path order) through the steps (as in `gpuimg run`) into OUT_DIR,\n"
+           "  keeping relative paths and names; with no step, only decode and encode.\n"
+           "  OUT_DIR is created; it may not be IN_DIR, and no output may replace an input.\n"
+           "  A bad file is reported and the rest go on (exit 1 if any failed).\n\n"
+           "options:\n"
+           "  --format F        write every output as F (png jpg bmp tga ppm pgm), changing\n"
+           "                    the extension; default: each input's own format\n"
+           "  --recursive       descend into subfolders (never into OUT_DIR)\n"
+           "  --skip-existing   skip inputs whose output exists and is newer (resume)\n"
+           "  --fail-fast       stop taking files at the first failure\n"
+           "  --jobs N          decode and encode threads each (default: all cores)\n"
+           "  --devices LIST    CUDA devices: all, or a list such as 0,2 (default: --device)\n"
+           "  --shard K/N       only files whose sorted index is K mod N (0 <= K < N), so N\n"
+           "                    machines can share one folder\n"
+           "On a terminal, stderr shows a progress bar; the summary is always printed.\n"
+           "SIGINT or SIGTERM: no new files, images being written finish, summary, exit 130;\n"
+           "a second signal stops at once, removing temporary files.\n");
+}
+
+static int parse_devices(cli *c, struct batch_cli *b, const char *arg)
+{
+    if (strcmp(arg, "all") == 0) {
+        b->opt.devices = NULL;
+        b->opt.ndevices = -1;
+        return -1;
+    }
+    int n = 0;
+    char *copy = strdup(arg), *save = NULL;
+    if (!copy)
+        return EXIT_DEVICE;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        double v;
+        if (n == MAX_DEVICES || cli_whole_number(c, "devices", tok, 0, 1023, &v) >= 0) {
+            free(copy);
+            return EXIT_USAGE;
+        }
+        b->devices[n++] = (int)v;
+    }
+    free(copy);
+    if (n == 0) {
+        cli_error(c, "--devices: 'all' or a list of device numbers such as 0,2");
+        return EXIT_USAGE;
+    }
+    b->opt.devices = b->devices;
+    b->opt.ndevices = n;
+    return -1;
+}
+
+static int batch_option(cli *c, void *data, int opt, const char *arg)
+{
+    struct batch_cli *b = data;
+    double v;
+    switch (opt) {
+    case OPT_RECURSIVE: b->opt.recursive = 1; return -1;
+    case OPT_SKIP: b->opt.skip_existing = 1; return -1;
+    case OPT_FAIL_FAST: b->opt.fail_fast = 1; return -1;
+    case OPT_JOBS: {
+        int rc = cli_whole_number(c, "jobs", arg, 1, 1024, &v);
+        if (rc < 0)
+            b->opt.jobs = (int)v;
+        return rc;
+    }
+    case OPT_DEVICES: return parse_devices(c, b, arg);
+    case OPT_SHARD: {
+        int k, n, used = 0;
+        if (sscanf(arg, "%d/%d%n", &k, &n, &used) != 2 || arg[used] || n < 1 || k < 0 || k >= n) {
+            cli_error(c, "--shard: '%s' is not K/N with 0 <= K < N", arg);
+            return EXIT_USAGE;
+        }
+        b->opt.shard_index = k;
+        b->opt.shard_count = n;
+        return -1;
+    }
+    }
+    return -1;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void on_event(void *user, const gpuimg_batch_event *ev)
+{
+    struct batch_cli *b = user;
+    if (b->progress)
+        fputs("\r\033[K", stderr); /* clear the bar before any line */
+    if (ev->outcome == GPUIMG_BATCH_FAILED)
+        fprintf(stderr, "gpuimg: batch: %s\n", ev->error);
+    else if (b->verbose)
+        fprintf(stderr, "gpuimg: batch: %s %s -> %s\n",
+                ev->outcome == GPUIMG_BATCH_DONE ? "done" : "skipped", ev->input, ev->output);
+    if (b->progress) {
+        double t = seconds_since(&b->start), rate = t > 0 ? (double)ev->finished / t : 0;
+        double eta = rate > 0 ? (double)(ev->total - ev->finished) / rate : 0;
+        int width = 30, filled = ev->total ? (int)(width * ev->finished / ev->total) : width;
+        fprintf(stderr, "[%.*s%*s] %llu/%llu  %.1f images/s  ETA %d:%02d", filled,
+                "##############################", width - filled, "",
+                (unsigned long long)ev->finished, (unsigned long long)ev->total, rate,
+                (int)(eta / 60), (int)fmod(eta, 60));
+    }
+    fflush(stderr);
+}
+
+static volatile sig_atomic_t signals_seen;
+
+/* First signal: stop taking files, finish, print the summary. Second: stop
+ * now, leaving no temporary file. */
+static void on_batch_signal(int sig)
+{
+    if (signals_seen++ == 0) {
+        gpuimg_batch_cancel();
+        return;
+    }
+    gpuimg_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+int cmd_batch(cli *c, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"recursive", no_argument, NULL, OPT_RECURSIVE},
+        {"skip-existing", no_argument, NULL, OPT_SKIP},
+        {"fail-fast", no_argument, NULL, OPT_FAIL_FAST},
+        {"jobs", required_argument, NULL, OPT_JOBS},
+        {"devices", required_argument, NULL, OPT_DEVICES},
+        {"shard", required_argument, NULL, OPT_SHARD},
+    };
+    struct batch_cli b;
+    memset(&b, 0, sizeof b);
+    b.opt.shard_count = 1;
+    const cli_spec spec = {opts, 6, batch_option, &b, batch_help, 0};
+    char **pos;
+    int npos;
+    int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);
+    if (rc >= 0)
+        return rc;
+    if (npos < 2) {
+        cli_error(c, "expected IN_DIR OUT_DIR [STEP...] (try gpuimg batch --help)");
+        return EXIT_USAGE;
+    }
+    if ((rc = cli_open(c)) >= 0)
+        return rc;
+    int nsteps = npos - 2;
+    gpuimg_step **steps = calloc((size_t)nsteps + 1, sizeof *steps);
+    if (!steps) {
+        cli_error(c, "out of memory");
+        return EXIT_DEVICE;
+    }
+    gpuimg_status st = GPUIMG_OK;
+    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
+        if ((st = gpuimg_step_parse(c->ctx, pos[2 + i], &steps[i])) == GPUIMG_OK &&
+            (st = gpuimg_step_finish(c->ctx, steps[i])) != GPUIMG_OK)
+            cli_error(c, "'%s': %s", pos[2 + i], gpuimg_ctx_error(c->ctx));
+        else if (st != GPUIMG_OK)
+            cli_error(c, "%s", gpuimg_ctx_error(c->ctx));
+    if (st == GPUIMG_OK) {
+        b.opt.in_dir = pos[0];
+        b.opt.out_dir = pos[1];
+        b.opt.steps = steps;
+        b.opt.nsteps = nsteps;
+        b.opt.format = c->format;
+        b.opt.on_event = on_event;
+        b.opt.user = &b;
+        b.progress = isatty(STDERR_FILENO) && !c->quiet;
+        b.verbose = c->verbose;
+        clock_gettime(CLOCK_MONOTONIC, &b.start);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_batch_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        gpuimg_batch_summary sum;
+        st = gpuimg_batch(c->ctx, &b.opt, &sum);
+        if (b.progress)
+            fputs("\r\033[K", stderr);
+        if (st != GPUIMG_OK) {
+            rc = cli_fail(c, st);
+        } else {
+            fprintf(stderr,
+                    "gpuimg: batch: %llu processed, %llu failed, %llu skipped of %llu%s in "
+                    "%.2f s (%.2f images/s)\n",
+                    (unsigned long long)sum.processed, (unsigned long long)sum.failed,
+                    (unsigned long long)sum.skipped, (unsigned long long)sum.total,
+                    sum.cancelled ? ", interrupted" : "", sum.seconds,
+                    sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0);
+            rc = sum.cancelled ? 130 : sum.failed ? EXIT_DIFFERS : 0;
+        }
+    } else {
+        rc = cli_exit_code(st);
+    }
+    for (int i = 0; i < nsteps; i++)
+        gpuimg_step_free(steps[i]);
+    free(steps);
+    return rc;
+}
