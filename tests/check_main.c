@@ -24,6 +24,7 @@ Suite *steps_suite(void);
 Suite *io_suite(void);
 Suite *cli_suite(void);
 Suite *cuda_suite(void);
+Suite *batch_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -70,6 +71,7 @@ int main(void)
     srunner_add_suite(sr, border_suite());
     srunner_add_suite(sr, io_suite());
     srunner_add_suite(sr, cli_suite());
+    srunner_add_suite(sr, batch_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

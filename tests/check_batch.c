@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* `gpuimg batch` as a user runs it (SPEC §5): selection, outputs equal to
+ * `gpuimg run` per file, failures counted and the rest going on, inputs
+ * untouched, refusals, resume, shards, and SIGINT. */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+static const char *const good[] = {"a_photo.png", "b_camera.png", "c_rgba.png", "d_photo.jpg"};
+static const char *const sources[] = {"inputs/photo_257x131_rgb.png",
+                                      "inputs/camera_64x48_gray.png", "inputs/photo_96x64_rgba.png",
+                                      "formats/photo.jpg"};
+#define NGOOD 4
+
+static void copy_file(const char *from, const char *to)
+{
+    size_t len;
+    char *data = tu_read_file(from, &len);
+    ck_assert_msg(data != NULL, "cannot read %s", from);
+    tu_write_file(to, data, len);
+    free(data);
+}
+
+/* IN: four good images, a truncated PNG, text named .jpg, a text file, and
+ * sub/ with one more image. */
+static void make_input(char *in, size_t len)
+{
+    snprintf(in, len, "%s/in", tu_tmpdir());
+    char path[1024];
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    for (int i = 0; i < NGOOD; i++) {
+        snprintf(path, sizeof path, "%s/%s", in, good[i]);
+        copy_file(tu_golden(sources[i]), path);
+    }
+    size_t n;
+    char *png = tu_read_file(tu_golden("inputs/photo_257x131_rgb.png"), &n);
+    snprintf(path, sizeof path, "%s/e_truncated.png", in);
+    tu_write_file(path, png, n / 3);
+    free(png);
+    snprintf(path, sizeof path, "%s/f_text.jpg", in);
+    tu_write_file(path, "not an image\n", 13);
+    snprintf(path, sizeof path, "%s/notes.txt", in);
+    tu_write_file(path, "ignored\n", 8);
+    snprintf(path, sizeof path, "%s/sub", in);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    snprintf(path, sizeof path, "%s/sub/g_nested.png", in);
+    copy_file(tu_golden("inputs/rand_31x29_rgb.png"), path);
+}
+
+static int batch(const char *in, const char *out, const char *const *extra, char **err)
+{
+    const char *args[24] = {tu_bin(), "-q", "batch", in, out};
+    int n = 5;
+    for (int i = 0; extra && extra[i]; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    return tu_run(args, NULL, NULL, err);
+}
+
+static int same_bytes(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
+    int same = da && db && la == lb && memcmp(da, db, la) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
+START_TEST(outputs_failures_inputs)
+{
+    char in[600], out[700], path[1024], ref[1024], copy[700];
+    make_input(in, sizeof in);
+    snprintf(out, sizeof out, "%s/../out", in);
+    /* a byte-for-byte copy of IN, to show the inputs untouched afterwards */
+    snprintf(copy, sizeof copy, "%s/../copy", in);
+    ck_assert_int_eq(mkdir(copy, 0755), 0);
+    for (int i = 0; i < NGOOD; i++) {
+        snprintf(path, sizeof path, "%s/%s", in, good[i]);
+        snprintf(ref, sizeof ref, "%s/%s", copy, good[i]);
+        copy_file(path, ref);
+    }
+    char *err;
+    static const char *const steps[] = {"blur:sigma=2", "rotate:angle=90", NULL};
+    ck_assert_int_eq(batch(in, out, steps, &err), 1);
+    ck_assert_msg(strstr(err, "e_truncated.png") && strstr(err, "f_text.jpg"), "%s", err);
+    ck_assert_msg(strstr(err, "4 processed, 2 failed, 0 skipped of 6"), "%s", err);
+    ck_assert_ptr_null(strstr(err, "notes.txt"));
+    free(err);
+    ck_assert_int_eq(tu_count_entries(out), NGOOD); /* nothing but outputs; sub/ not entered */
+    for (int i = 0; i < NGOOD; i++) {
+        snprintf(path, sizeof path, "%s/%s", in, good[i]);
+        snprintf(ref, sizeof ref, "%s/ref_%s", copy, good[i]);
+        ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "run", path, ref,
+                                                      "blur:sigma=2", "rotate:angle=90", NULL},
+                                NULL, NULL, NULL),
+                         0);
+        snprintf(path, sizeof path, "%s/%s", out, good[i]);
+        ck_assert_msg(same_bytes(path, ref), "%s differs from gpuimg run", good[i]);
+        snprintf(path, sizeof path, "%s/%s", in, good[i]);
+        snprintf(ref, sizeof ref, "%s/%s", copy, good[i]);
+        ck_assert_msg(same_bytes(path, ref), "input %s changed", good[i]);
+    }
+    /* --recursive and --format */
+    snprintf(out, sizeof out, "%s/../out_r", in);
+    ck_assert_int_eq(
+        batch(in, out, (const char *const[]){"--recursive", "--format", "tga", NULL}, NULL), 1);
+    snprintf(path, sizeof path, "%s/sub/g_nested.tga", out);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    snprintf(path, sizeof path, "%s/d_photo.tga", out);
+    ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+    char in[600], same[700], *err;
+    make_input(in, sizeof in);
+    ck_assert_int_eq(batch(in, in, NULL, &err), 2);
+    ck_assert_msg(strstr(err, "OUT_DIR is IN_DIR"), "%s", err);
+    free(err);
+    snprintf(same, sizeof same, "%s/./sub/..", in);
+    ck_assert_int_eq(batch(in, same, NULL, &err), 2);
+    free(err);
+    ck_assert_int_eq(batch(in, "/tmp/x", (const char *const[]){"--shard", "3/3", NULL}, &err), 2);
+    ck_assert_msg(strstr(err, "--shard"), "%s", err);
+    free(err);
+    ck_assert_int_eq(batch("/nonexistent/folder", "/tmp/x", NULL, &err), 3);
+    free(err);
+}
+END_TEST
+
+START_TEST(skip_existing_resumes)
+{
+    char in[600], out[700], path[1024], *err;
+    make_input(in, sizeof in);
+    snprintf(out, sizeof out, "%s/../out", in);
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"invert", NULL}, NULL), 1);
+    struct stat before, after;
+    snprintf(path, sizeof path, "%s/a_photo.png", out);
+    ck_assert_int_eq(stat(path, &before), 0);
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"invert", "--skip-existing", NULL}, &err),
+                     1);
+    ck_assert_msg(strstr(err, "0 processed, 2 failed, 4 skipped of 6"), "%s", err);
+    free(err);
+    ck_assert_int_eq(stat(path, &after), 0);
+    ck_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
+              before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);
+    /* an input newer than its output is done again */
+    snprintf(path, sizeof path, "%s/b_camera.png", in);
+    struct timespec times[2] = {{0, UTIME_NOW}, {after.st_mtim.tv_sec + 10, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"invert", "--skip-existing", NULL}, &err),
+                     1);
+    ck_assert_msg(strstr(err, "1 processed, 2 failed, 3 skipped of 6"), "%s", err);
+    free(err);
+}
+END_TEST
+
+/* The union of the shards is the whole set, with no file in two. */
+START_TEST(shards_partition)
+{
+    char in[600], out[700], path[1024];
+    make_input(in, sizeof in);
+    int seen[NGOOD] = {0}, total = 0;
+    for (int k = 0; k < 3; k++) {
+        char shard[16];
+        snprintf(shard, sizeof shard, "%d/3", k);
+        snprintf(out, sizeof out, "%s/../out%d", in, k);
+        int rc = batch(in, out, (const char *const[]){"--shard", shard, NULL}, NULL);
+        ck_assert(rc == 0 || rc == 1);
+        total += tu_count_entries(out);
+        for (int i = 0; i < NGOOD; i++) {
+            snprintf(path, sizeof path, "%s/%s", out, good[i]);
+            seen[i] += access(path, F_OK) == 0;
+        }
+    }
+    for (int i = 0; i < NGOOD; i++)
+        ck_assert_msg(seen[i] == 1, "%s in %d shards", good[i], seen[i]);
+    ck_assert_int_eq(total, NGOOD);
+}
+END_TEST
+
+/* SIGINT mid-batch: exit 130, a summary, and every file in OUT_DIR a whole
+ * image (no partial output, no temporary file). */
+START_TEST(sigint_leaves_whole_files)
+{
+    char in[600], out[700], path[1024];
+    snprintf(in, sizeof in, "%s/in", tu_tmpdir());
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    for (int i = 0; i < 40; i++) {
+        snprintf(path, sizeof path, "%s/img%02d.png", in, i);
+        copy_file(tu_golden("inputs/photo_257x131_rgb.png"), path);
+    }
+    snprintf(out, sizeof out, "%s/../out", in);
+    char err_path[800];
+    snprintf(err_path, sizeof err_path, "%s/../stderr", in);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (e < 0 || dup2(e, 2) < 0)
+            _exit(126);
+        /* slow on purpose: one worker each, a 2001-tap blur per image */
+        execl(tu_bin(), tu_bin(), "-q", "--backend", "cpu", "batch", in, out, "--jobs", "1",
+              "blur:radius=1000", (char *)NULL);
+        _exit(127);
+    }
+    struct timespec pause = {0, 600 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    ck_assert_int_eq(kill(pid, SIGINT), 0);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    char *err = tu_read_file(err_path, NULL);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 130, "status %d; stderr: %s", status,
+                  err);
+    ck_assert_msg(strstr(err, "interrupted"), "%s", err);
+    free(err);
+    int n = tu_count_entries(out);
+    ck_assert_msg(n >= 0 && n < 40, "%d outputs: the batch was not interrupted", n);
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int i = 0; i < 40; i++) {
+        snprintf(path, sizeof path, "%s/img%02d.png", out, i);
+        if (access(path, F_OK) != 0)
+            continue;
+        gpuimg_image img;
+        tu_load(ctx, path, &img); /* whole, or the load fails the test */
+        gpuimg_image_free(&img);
+        n--;
+    }
+    ck_assert_msg(n == 0, "%d entries in OUT_DIR are not outputs (temporary files?)", n);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+Suite *batch_suite(void)
+{
+    Suite *s = suite_create("batch");
+    TCase *tc = tcase_create("batch");
+    tcase_add_test(tc, outputs_failures_inputs);
+    tcase_add_test(tc, refusals);
+    tcase_add_test(tc, skip_existing_resumes);
+    tcase_add_test(tc, shards_partition);
+    tcase_add_test(tc, sigint_leaves_whole_files);
+    tcase_set_timeout(tc, 120);
+    suite_add_tcase(s, tc);
+    return s;
+}
