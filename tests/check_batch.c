@@ -166,6 +166,22 @@ START_TEST(skip_existing_resumes)
 }
 END_TEST
 
+/* --fail-fast: the first failure stops new files from starting. With one
+ * worker, files start in sorted order: a_ to d_ (good) before e_truncated,
+ * so the good ones are done, the failure stops f_ and the rest. */
+START_TEST(fail_fast_stops)
+{
+    char in[600], out[700], *err;
+    make_input(in, sizeof in);
+    snprintf(out, sizeof out, "%s/../out", in);
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"--fail-fast", "--jobs", "1", NULL}, &err),
+                     1);
+    ck_assert_msg(strstr(err, "e_truncated.png") && !strstr(err, "f_text.jpg"), "%s", err);
+    ck_assert_msg(strstr(err, "1 failed"), "%s", err);
+    free(err);
+}
+END_TEST
+
 /* The union of the shards is the whole set, with no file in two. */
 START_TEST(shards_partition)
 {
@@ -250,6 +266,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, skip_existing_resumes);
     tcase_add_test(tc, shards_partition);
+    tcase_add_test(tc, fail_fast_stops);
     tcase_add_test(tc, sigint_leaves_whole_files);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
