@@ -73,16 +73,12 @@ __global__ void sobel_kernel(const uint8_t *__restrict__ src, uint8_t *__restric
 }
 
 extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst,
-                                             float *d_weights, int w, int h, const gpuimg_conv *k,
-                                             gpuimg_border border, cudaStream_t stream)
+                                             const float *d_weights, int w, int h,
+                                             const gpuimg_conv *k, gpuimg_border border,
+                                             cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    cudaError_t err = cudaMemcpyAsync(d_weights, k->weights,
-                                      (size_t)k->width * k->height * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream);
-    if (err != cudaSuccess)
-        return err;
     size_t shared = (size_t)(CONV_TILE + k->width - 1) * (CONV_TILE + k->height - 1) * sizeof(float);
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
     convolve_kernel<<<grid, dim3(CONV_TILE, CONV_TILE), shared, stream>>>(

@@ -33,6 +33,8 @@ struct CudaBackend {
     unsigned long long *d_small = nullptr; // 4 x 256 counts, then 4 x 4 results
     double *d_ssim = nullptr;
     float *d_weights = nullptr; // blur and convolution weights, GPUIMG_CUDA_MAX_WEIGHTS
+    float *h_weights = nullptr; // pinned: their copy is asynchronous (a pageable one syncs)
+    cudaEvent_t weights_copied = nullptr; // h_weights may be rewritten once this fired
 };
 
 constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 16;
@@ -160,6 +162,9 @@ void cuda_close(gpuimg_backend *be)
     cudaFree(cb->d_small);
     cudaFree(cb->d_ssim);
     cudaFree(cb->d_weights);
+    cudaFreeHost(cb->h_weights);
+    if (cb->weights_copied)
+        cudaEventDestroy(cb->weights_copied);
     cudaFreeHost(cb->h_staging);
     if (cb->stream)
         cudaStreamDestroy(cb->stream);
@@ -253,16 +258,31 @@ gpuimg_status cuda_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
     return GPUIMG_OK;
 }
 
+// Puts an operation's weights on the device once for all its planes, through
+// pinned memory so the copy stays asynchronous.
+gpuimg_status upload_weights(CudaBackend *cb, const float *weights, size_t n)
+{
+    TRY(cb, "cudaEventSynchronize (weights)", cudaEventSynchronize(cb->weights_copied));
+    memcpy(cb->h_weights, weights, n * sizeof(float));
+    TRY(cb, "cudaMemcpyAsync (weights)",
+        cudaMemcpyAsync(cb->d_weights, cb->h_weights, n * sizeof(float), cudaMemcpyHostToDevice,
+                        cb->stream));
+    TRY(cb, "cudaEventRecord (weights)", cudaEventRecord(cb->weights_copied, cb->stream));
+    return GPUIMG_OK;
+}
+
 gpuimg_status cuda_separable(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                              const float *weights, int radius, gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
     gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height));
+    if (st == GPUIMG_OK)
+        st = upload_weights(cb, weights, (size_t)(2 * radius + 1));
     for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
         st = launched(cb,
                       gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch,
-                                        cb->d_weights, src->width, src->height, weights, radius,
-                                        border, cb->stream),
+                                        cb->d_weights, src->width, src->height, radius, border,
+                                        cb->stream),
                       "blur");
     return st;
 }
@@ -284,6 +304,9 @@ gpuimg_status cuda_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
                             const gpuimg_conv *k, gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
+    gpuimg_status st = upload_weights(cb, k->weights, (size_t)k->width * (size_t)k->height);
+    if (st != GPUIMG_OK)
+        return st;
     for (int c = 0; c < src->channels; c++)
         LAUNCH(cb, "convolve",
                gpuimg__cuda_convolve(src->plane[c], dst->plane[c], cb->d_weights, src->width,
@@ -527,7 +550,12 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
                                             sizeof(unsigned long long))) != cudaSuccess ||
         (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess ||
         (err = cudaMalloc(&cb->d_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float))) !=
-            cudaSuccess) {
+            cudaSuccess ||
+        (err = cudaHostAlloc(&cb->h_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float), 0)) !=
+            cudaSuccess ||
+        (err = cudaEventCreateWithFlags(&cb->weights_copied, cudaEventDisableTiming)) !=
+            cudaSuccess ||
+        (err = cudaEventRecord(cb->weights_copied, cb->stream)) != cudaSuccess) {
         snprintf(msg, msglen, "CUDA device %d unusable: %s", device, cudaGetErrorString(err));
         cudaGetLastError();
         cuda_close(&cb->base);

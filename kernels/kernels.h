@@ -30,20 +30,20 @@ cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int chan
 /* Room for the largest weight list: 63 x 63 kernel taps (>= 2001 blur taps). */
 #define GPUIMG_CUDA_MAX_WEIGHTS (63 * 63)
 
-/* separable.cu: blur (float intermediate, d_tmp: w*h floats; h_weights are
- * copied to d_weights on the stream) and box (exact integer window sums,
+/* separable.cu: blur (d_weights: 2 radius + 1 taps on the device; float
+ * intermediate, d_tmp: w*h floats) and box (exact integer window sums,
  * d_tmp: w*h uint32). */
 size_t gpuimg__cuda_separable_scratch(int w, int h);
-cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, float *d_weights,
-                              int w, int h, const float *h_weights, int radius,
+cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
+                              const float *d_weights, int w, int h, int radius,
                               gpuimg_border border, cudaStream_t stream);
 cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w, int h,
                              int radius, gpuimg_border border, cudaStream_t stream);
 
-/* convolve.cu: 2-D convolution (k->weights copied to d_weights on the
- * stream) and the Sobel magnitude, one plane. */
-cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, float *d_weights, int w,
-                                  int h, const gpuimg_conv *k, gpuimg_border border,
+/* convolve.cu: 2-D convolution (d_weights: k's weights on the device; k
+ * gives their shape, scale, bias) and the Sobel magnitude, one plane. */
+cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, const float *d_weights,
+                                  int w, int h, const gpuimg_conv *k, gpuimg_border border,
                                   cudaStream_t stream);
 cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
                                gpuimg_border border, cudaStream_t stream);

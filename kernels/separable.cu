@@ -165,17 +165,11 @@ extern "C" size_t gpuimg__cuda_separable_scratch(int w, int h)
 }
 
 extern "C" cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
-                                         float *d_weights, int w, int h, const float *h_weights,
-                                         int radius, gpuimg_border border, cudaStream_t stream)
+                                         const float *d_weights, int w, int h, int radius,
+                                         gpuimg_border border, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    // Ordered on the stream: a later blur's weights cannot overwrite these
-    // while this one runs.
-    cudaError_t err = cudaMemcpyAsync(d_weights, h_weights, (size_t)(2 * radius + 1) * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream);
-    if (err != cudaSuccess)
-        return err;
     return run_separable<BlurMath>(d_src, d_dst, d_tmp, d_weights, w, h, radius, border, stream);
 }
 
