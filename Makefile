@@ -45,7 +45,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
-.PHONY: all test test-unit test-sanitize test-photo golden static install clean
+.PHONY: all test test-unit test-sanitize test-photo golden static bench install clean
 
 all: $(GPUIMG)
 
@@ -87,6 +87,15 @@ test: test-unit test-sanitize
 test-photo: $(GPUIMG)
 	bash tests/photo/fetch_photo.sh $(BUILD)/photo_4000x3000.png
 	/usr/bin/python3 tests/photo/check_blur.py $(GPUIMG) $(BUILD)/photo_4000x3000.png $(BUILD)
+
+# Kernel figures against the copy bandwidth and NPP (see bench/bench.cu), on a
+# machine with a GPU and NPP: BENCH_IMAGE=photo.png (default: synthesized).
+NPP_LIBS = -L$(CUDA_HOME)/lib64 -lnppc -lnppial -lnppicc -lnppidei -lnppif -lnppig -lnppim \
+           -lnppist -lnppisu -lnppitc -Xlinker -rpath=$(CUDA_HOME)/lib64
+bench: $(BUILD)/libgpuimg.a
+	$(NVCC) -std=c++17 $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Ikernels -Ibench \
+	    -o $(BUILD)/bench bench/bench.cu bench/npp.cu $(BUILD)/libgpuimg.a $(LDLIBS) $(NPP_LIBS)
+	$(BUILD)/bench $(or $(BENCH_IMAGE),-) $(BUILD)/bench.json
 
 # Remakes the goldens from the independent NumPy/SciPy reference.
 golden:

@@ -20,6 +20,7 @@ typedef struct bench_input {
 typedef struct bench_ctx {
     bench_input in[BENCH_BUFFERS];
     uint8_t *out_rgb, *out_plane[3], *uniform; /* uniform: one value, one plane */
+    unsigned long long *counts; /* our histograms' counts, 3 x 256 */
     cudaStream_t stream;
     cudaEvent_t ev[2 * 64];
 } bench_ctx;
