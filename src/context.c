@@ -158,6 +158,16 @@ gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out)
     return GPUIMG_OK;
 }
 
+gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out)
+{
+    if (!ctx->backend && strcmp(ctx->cfg.backend, "auto") == 0 && cpu_ns < GPUIMG_AUTO_CPU_NS) {
+        gpuimg_status st = open_backend(ctx, &gpuimg__cpu_backend);
+        if (st != GPUIMG_OK)
+            return st;
+    }
+    return gpuimg__backend(ctx, out);
+}
+
 gpuimg_status gpuimg_ctx_backend(gpuimg_ctx *ctx, const char **name)
 {
     gpuimg_backend *be;

@@ -24,6 +24,13 @@ void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...) __attribute__((format(p
 
 /* The backend, opened on first use; "auto" falls back to the CPU with a warning. */
 gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
+/* The same, for work the CPU would do in about cpu_ns nanoseconds: "auto"
+ * takes the CPU, without trying CUDA, when that is under
+ * GPUIMG_AUTO_CPU_NS, since starting CUDA costs a process about 0.25 s. */
+#define GPUIMG_AUTO_CPU_NS 4e8
+gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out);
+/* Estimated CPU nanoseconds per channel value of a step (ops.c). */
+double gpuimg__step_cpu_ns(const gpuimg_step *s);
 /* Copies a backend failure's detail into the context. */
 gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what);
 

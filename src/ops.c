@@ -333,6 +333,23 @@ const gpuimg_op_info *gpuimg_op_find(const char *name)
     return op ? &op->info : NULL;
 }
 
+/* ---- the CPU's cost, for --backend auto ----
+ * Nanoseconds per channel value on the CPU backend, calibrated on the GPU
+ * machine's CPU (bench/NOTES.md: a sigma-2 blur of 4000x3000 RGB took about
+ * 0.7 s, a 1024x1024 compare about 0.35 s). Rough by design: it only has to
+ * tell a few milliseconds from a good part of a second. */
+double gpuimg__step_cpu_ns(const gpuimg_step *s)
+{
+    const char *op = s->op->info.name;
+    if (strcmp(op, "blur") == 0)
+        return 2.0 * (2 * s->radius + 1) * 0.75; /* row and column taps */
+    if (strcmp(op, "convolve") == 0)
+        return (double)s->conv.width * s->conv.height * 0.9;
+    if (strcmp(op, "box") == 0 || strcmp(op, "sobel") == 0)
+        return 8.0;
+    return 2.0; /* permutations and value maps */
+}
+
 /* ---- steps ---- */
 
 gpuimg_status gpuimg_step_new(gpuimg_ctx *ctx, const char *name, gpuimg_step **out)

@@ -291,11 +291,12 @@ END_TEST
 START_TEST(backend_choice)
 {
     char why[256], *err;
-    const char *dir = tu_tmpdir();
-    char out[512];
-    snprintf(out, sizeof out, "%s/o.png", dir);
+    const char *tmp = tu_tmpdir();
+    char dir[256], out_path[512];
+    snprintf(dir, sizeof dir, "%s", tmp);
+    snprintf(out_path, sizeof out_path, "%s/o.png", dir);
     int cuda = gpuimg_backend_probe("cuda", 0, why, sizeof why) == GPUIMG_OK;
-    int rc = RUN(NULL, &err, "--backend", "cuda", "invert", photo(), out);
+    int rc = RUN(NULL, &err, "--backend", "cuda", "invert", photo(), out_path);
     if (cuda) {
         ck_assert_int_eq(rc, 0);
     } else {
@@ -304,18 +305,36 @@ START_TEST(backend_choice)
         ck_assert_int_eq(tu_count_entries(dir), 0);
     }
     free(err);
-    /* auto falls back with one notice, which --quiet silences */
-    rc = RUN(NULL, &err, "--backend", "auto", "invert", photo(), out);
+    /* auto on small work: the CPU, without trying CUDA (no notice); on large
+     * work it tries CUDA, and without a device falls back with one notice,
+     * which --quiet silences (README: the size rule) */
+    char *out;
+    rc = RUN(NULL, &err, "--backend", "auto", "-v", "invert", photo(), out_path);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg(strstr(err, "cpu backend") && !strstr(err, "CUDA"), "%s", err);
+    free(err);
+    char big[512], big_out[512];
+    snprintf(big, sizeof big, "%s/big.png", dir);
+    snprintf(big_out, sizeof big_out, "%s/big_out.png", dir);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_random_image(&img, 1000, 1000, 3, 9); /* a 201-tap blur of 3 M values: about 0.9 s */
+    ck_assert_int_eq(gpuimg_save(ctx, big, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+    rc = RUN(&out, &err, "--backend", "auto", "--png-level", "0", "blur", big, big_out, "--radius",
+             "100");
     ck_assert_int_eq(rc, 0);
     if (!cuda)
         ck_assert_msg(one_line(err) && strstr(err, "using the CPU"), "%s", err);
+    free(out);
     free(err);
-    ck_assert_int_eq(RUN(NULL, &err, "--quiet", "invert", photo(), out), 0);
-    if (!cuda)
-        ck_assert_str_eq(err, "");
+    ck_assert_int_eq(RUN(NULL, &err, "--quiet", "invert", photo(), out_path), 0);
+    ck_assert_str_eq(err, "");
     free(err);
     /* --time reports every stage */
-    ck_assert_int_eq(RUN(NULL, &err, "--backend", "cpu", "--time", "invert", photo(), out), 0);
+    ck_assert_int_eq(RUN(NULL, &err, "--backend", "cpu", "--time", "invert", photo(), out_path),
+                     0);
     ck_assert_msg(strstr(err, "decode") && strstr(err, "kernels") && strstr(err, "encode"), "%s",
                   err);
     free(err);
