@@ -16,17 +16,23 @@
 
 constexpr int CONV_TILE = 16;
 constexpr int MAX_KERNEL = 63;
-static_assert((CONV_TILE + MAX_KERNEL - 1) * (CONV_TILE + MAX_KERNEL - 1) * 4 <= 48 * 1024,
-              "the largest tile fits in shared memory");
+static_assert((MAX_KERNEL * MAX_KERNEL + (CONV_TILE + MAX_KERNEL - 1) * (CONV_TILE + MAX_KERNEL - 1)) *
+                      4 <=
+                  48 * 1024,
+              "the largest weights and tile fit in shared memory");
 
-// Loads the block's input tile, whose top-left input is (x0, y0), as floats.
+// Loads the block's input tile, whose top-left input is (x0, y0), as floats:
+// rows and columns strided by the block's shape (no division per element).
 __device__ __forceinline__ void load_tile(const uint8_t *__restrict__ src, float *s, int tw, int th,
                                           int x0, int y0, int w, int h, gpuimg_border border)
 {
-    int tid = threadIdx.y * CONV_TILE + threadIdx.x;
-    for (int i = tid; i < tw * th; i += CONV_TILE * CONV_TILE) {
-        int sx = border_index(x0 + i % tw, w, border), sy = border_index(y0 + i / tw, h, border);
-        s[i] = (sx < 0 || sy < 0) ? 0.0f : (float)src[(size_t)sy * w + sx];
+    for (int ly = threadIdx.y; ly < th; ly += CONV_TILE) {
+        int sy = border_index(y0 + ly, h, border);
+        const uint8_t *row = src + (size_t)(sy < 0 ? 0 : sy) * w;
+        for (int lx = threadIdx.x; lx < tw; lx += CONV_TILE) {
+            int sx = border_index(x0 + lx, w, border);
+            s[ly * tw + lx] = (sx < 0 || sy < 0) ? 0.0f : (float)row[sx];
+        }
     }
 }
 
@@ -34,8 +40,11 @@ __global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__rest
                                 const float *__restrict__ weights, int w, int h, int kw, int kh,
                                 float scale, float bias, int absolute, gpuimg_border border)
 {
-    extern __shared__ float s_tile[];
+    extern __shared__ float s_mem[]; // kw * kh weights, then the tile
+    float *s_weights = s_mem, *s_tile = s_mem + kw * kh;
     int tw = CONV_TILE + kw - 1, th = CONV_TILE + kh - 1;
+    for (int i = threadIdx.y * CONV_TILE + threadIdx.x; i < kw * kh; i += CONV_TILE * CONV_TILE)
+        s_weights[i] = weights[i];
     load_tile(src, s_tile, tw, th, blockIdx.x * CONV_TILE - kw / 2, blockIdx.y * CONV_TILE - kh / 2,
               w, h, border);
     __syncthreads();
@@ -48,7 +57,7 @@ __global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__rest
     for (int i = 0; i < kh; i++) {
         const float *row = s_tile + (threadIdx.y + i) * tw + threadIdx.x;
         for (int j = 0; j < kw; j++)
-            sum = __fadd_rn(sum, __fmul_rn(weights[i * kw + j], row[j]));
+            sum = __fadd_rn(sum, __fmul_rn(s_weights[i * kw + j], row[j]));
     }
     float v = __fadd_rn(__fmul_rn(sum, scale), bias);
     dst[(size_t)y * w + x] = store_u8(absolute ? fabsf(v) : v);
@@ -79,7 +88,9 @@ extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_ds
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    size_t shared = (size_t)(CONV_TILE + k->width - 1) * (CONV_TILE + k->height - 1) * sizeof(float);
+    size_t shared = ((size_t)k->width * k->height +
+                     (size_t)(CONV_TILE + k->width - 1) * (CONV_TILE + k->height - 1)) *
+                    sizeof(float);
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
     convolve_kernel<<<grid, dim3(CONV_TILE, CONV_TILE), shared, stream>>>(
         d_src, d_dst, d_weights, w, h, k->width, k->height, k->scale, k->bias, k->absolute, border);

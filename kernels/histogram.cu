@@ -6,10 +6,11 @@
 // and adds each non-zero bin to the global counts with one atomic, so global
 // atomics number at most 256 per block, whatever the image.
 //
-// Within a warp, lanes holding the same value (all of them on a one-value
-// image, where plain atomics would serialize 32-fold) first agree with
-// __match_any_sync, and one lane adds the group's size: the cost per value
-// is bounded by the number of distinct values in the warp, not by repeats.
+// Each lane reads 16 values at once (a 16-byte load; planes are 256-byte
+// aligned). On a photograph the 32 lanes' values are mostly distinct and
+// plain shared atomics are cheapest. On a one-value region every lane would
+// hit the same bin, serializing 32-fold; there one vote (__all_sync) finds
+// that the whole warp holds one value and a single lane adds 16 x lanes.
 #include "device.cuh"
 #include "kernels.h"
 
@@ -17,11 +18,12 @@ constexpr int HIST_THREADS = 256;
 constexpr int HIST_WARPS = HIST_THREADS / 32;
 static_assert(HIST_WARPS * 256 * 4 <= 48 * 1024, "private histograms fit");
 
-__device__ __forceinline__ void add_value(unsigned int *s_bins, unsigned int v)
+__device__ __forceinline__ void add_word(unsigned int *bins, uint32_t w)
 {
-    unsigned int peers = __match_any_sync(__activemask(), v);
-    if ((threadIdx.x & 31) == __ffs(peers) - 1) // the lowest lane of the group adds for it
-        atomicAdd(&s_bins[v], __popc(peers));
+    atomicAdd(&bins[w & 0xff], 1u);
+    atomicAdd(&bins[(w >> 8) & 0xff], 1u);
+    atomicAdd(&bins[(w >> 16) & 0xff], 1u);
+    atomicAdd(&bins[w >> 24], 1u);
 }
 
 __global__ void histogram_kernel(const uint8_t *__restrict__ src, size_t n,
@@ -32,19 +34,29 @@ __global__ void histogram_kernel(const uint8_t *__restrict__ src, size_t n,
         (&s_bins[0][0])[i] = 0;
     __syncthreads();
     unsigned int *mine = s_bins[threadIdx.x / 32];
-    // Four values per 32-bit load (planes are 256-byte aligned); the last
-    // n % 4 values are taken one by one.
-    const uint32_t *words = reinterpret_cast<const uint32_t *>(src);
-    size_t nwords = n / 4, stride = (size_t)gridDim.x * HIST_THREADS;
-    for (size_t i = (size_t)blockIdx.x * HIST_THREADS + threadIdx.x; i < nwords; i += stride) {
-        uint32_t w = words[i];
-        add_value(mine, w & 0xff);
-        add_value(mine, (w >> 8) & 0xff);
-        add_value(mine, (w >> 16) & 0xff);
-        add_value(mine, w >> 24);
+    int lane = threadIdx.x & 31;
+    const uint4 *quads = reinterpret_cast<const uint4 *>(src);
+    size_t nquads = n / 16, stride = (size_t)gridDim.x * HIST_THREADS;
+    for (size_t i = (size_t)blockIdx.x * HIST_THREADS + threadIdx.x; i < nquads; i += stride) {
+        uint4 q = quads[i];
+        unsigned int active = __activemask();
+        uint32_t v = q.x & 0xff;
+        int leader = __ffs(active) - 1;
+        uint32_t leader_v = __shfl_sync(active, v, leader);
+        int one_value =
+            q.x == v * 0x01010101u && q.y == q.x && q.z == q.x && q.w == q.x && v == leader_v;
+        if (__all_sync(active, one_value)) {
+            if (lane == leader)
+                atomicAdd(&mine[v], 16u * __popc(active));
+        } else {
+            add_word(mine, q.x);
+            add_word(mine, q.y);
+            add_word(mine, q.z);
+            add_word(mine, q.w);
+        }
     }
-    if (blockIdx.x == 0 && threadIdx.x < n % 4)
-        add_value(mine, src[nwords * 4 + threadIdx.x]);
+    if (blockIdx.x == 0 && threadIdx.x < n % 16)
+        atomicAdd(&mine[src[nquads * 16 + threadIdx.x]], 1u);
     __syncthreads();
     for (int b = threadIdx.x; b < 256; b += HIST_THREADS) {
         unsigned int total = 0;
@@ -54,13 +66,14 @@ __global__ void histogram_kernel(const uint8_t *__restrict__ src, size_t n,
             atomicAdd(&counts[b], (unsigned long long)total);
     }
 }
+static_assert(HIST_THREADS >= 16, "block 0 takes the last n % 16 values, one per thread");
 
 extern "C" cudaError_t gpuimg__cuda_histogram(const uint8_t *d_src, size_t n,
                                               unsigned long long *d_counts, cudaStream_t stream)
 {
     if (n == 0)
         return cudaSuccess;
-    histogram_kernel<<<gpuimg__grid_for((n + 3) / 4, HIST_THREADS), HIST_THREADS, 0, stream>>>(
+    histogram_kernel<<<gpuimg__grid_for((n + 15) / 16, HIST_THREADS), HIST_THREADS, 0, stream>>>(
         d_src, n, d_counts);
     return cudaGetLastError();
 }
