@@ -21,18 +21,18 @@ static_assert((MAX_KERNEL * MAX_KERNEL + (CONV_TILE + MAX_KERNEL - 1) * (CONV_TI
                   48 * 1024,
               "the largest weights and tile fit in shared memory");
 
-// Loads the block's input tile, whose top-left input is (x0, y0), as floats:
-// rows and columns strided by the block's shape (no division per element).
+// Loads the block's input tile, whose top-left input is (x0, y0), as floats.
+// The block's threads walk the tile as one flat range, so a warp reads 32
+// consecutive bytes of a row. (Strided 2-D loops were slower: bench/NOTES.md
+// v1, a 16-wide block puts half-warps on two rows and idles lanes on the
+// narrow halo columns.)
 __device__ __forceinline__ void load_tile(const uint8_t *__restrict__ src, float *s, int tw, int th,
                                           int x0, int y0, int w, int h, gpuimg_border border)
 {
-    for (int ly = threadIdx.y; ly < th; ly += CONV_TILE) {
-        int sy = border_index(y0 + ly, h, border);
-        const uint8_t *row = src + (size_t)(sy < 0 ? 0 : sy) * w;
-        for (int lx = threadIdx.x; lx < tw; lx += CONV_TILE) {
-            int sx = border_index(x0 + lx, w, border);
-            s[ly * tw + lx] = (sx < 0 || sy < 0) ? 0.0f : (float)row[sx];
-        }
+    int tid = threadIdx.y * CONV_TILE + threadIdx.x;
+    for (int i = tid; i < tw * th; i += CONV_TILE * CONV_TILE) {
+        int sx = border_index(x0 + i % tw, w, border), sy = border_index(y0 + i / tw, h, border);
+        s[i] = (sx < 0 || sy < 0) ? 0.0f : (float)src[(size_t)sy * w + sx];
     }
 }
 
