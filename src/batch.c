@@ -454,7 +454,13 @@ static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt
     return GPUIMG_OK;
 }
 
-/* Outputs, skips, and the refusal of any output that is an input. */
+static int by_output(const void *a, const void *b)
+{
+    return strcmp(**(char **const *)a, **(char **const *)b);
+}
+
+/* Outputs, skips, and the refusal of any output that is an input or that
+ * two inputs would both write (a.png and a.jpg with --format png). */
 static gpuimg_status plan_outputs(gpuimg_ctx *ctx, batch *b)
 {
     const gpuimg_batch_options *opt = b->opt;
@@ -473,7 +479,20 @@ static gpuimg_status plan_outputs(gpuimg_ctx *ctx, batch *b)
         if (!(b->outputs[i] = strdup(out)))
             return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     }
-    return GPUIMG_OK;
+    char ***sorted = malloc((b->files.n ? b->files.n : 1) * sizeof *sorted);
+    if (!sorted)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    for (size_t i = 0; i < b->files.n; i++)
+        sorted[i] = &b->outputs[i];
+    qsort(sorted, b->files.n, sizeof *sorted, by_output);
+    gpuimg_status st = GPUIMG_OK;
+    for (size_t i = 1; i < b->files.n && st == GPUIMG_OK; i++)
+        if (strcmp(*sorted[i - 1], *sorted[i]) == 0)
+            st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: %s and %s would both write it",
+                              *sorted[i], b->files.rel[sorted[i - 1] - b->outputs],
+                              b->files.rel[sorted[i] - b->outputs]);
+    free(sorted);
+    return st;
 }
 
 gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,

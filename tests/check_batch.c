@@ -136,6 +136,17 @@ START_TEST(refusals)
     free(err);
     ck_assert_int_eq(batch("/nonexistent/folder", "/tmp/x", NULL, &err), 3);
     free(err);
+    /* two inputs, one output name: refused before anything is written */
+    char path[1024], out[700];
+    snprintf(path, sizeof path, "%s/a_photo.jpg", in);
+    copy_file(tu_golden("formats/photo.jpg"), path);
+    snprintf(out, sizeof out, "%s/../out_dup", in);
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"--format", "png", NULL}, &err), 2);
+    ck_assert_msg(strstr(err, "a_photo.jpg") && strstr(err, "a_photo.png") &&
+                      strstr(err, "both write"),
+                  "%s", err);
+    free(err);
+    ck_assert_int_eq(tu_count_entries(out), 0);
 }
 END_TEST
 
@@ -174,8 +185,8 @@ START_TEST(fail_fast_stops)
     char in[600], out[700], *err;
     make_input(in, sizeof in);
     snprintf(out, sizeof out, "%s/../out", in);
-    ck_assert_int_eq(batch(in, out, (const char *const[]){"--fail-fast", "--jobs", "1", NULL}, &err),
-                     1);
+    ck_assert_int_eq(
+        batch(in, out, (const char *const[]){"--fail-fast", "--jobs", "1", NULL}, &err), 1);
     ck_assert_msg(strstr(err, "e_truncated.png") && !strstr(err, "f_text.jpg"), "%s", err);
     ck_assert_msg(strstr(err, "1 failed"), "%s", err);
     free(err);
