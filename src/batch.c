@@ -581,12 +581,21 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         !queue_init(&b.to_encode, (size_t)jobs, ndev)) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     } else {
+        /* Consumers first: if a stage got no thread at all, nothing could
+         * drain the queue before it, so no file is started. */
+        int ndev_started = 0, nenc_started = 0;
+        for (int i = 0; i < ndev; i++)
+            ndev_started += dev[i].started =
+                pthread_create(&dev[i].thread, NULL, device_worker, &dev[i]) == 0;
+        for (int i = 0; i < jobs; i++)
+            nenc_started += enc[i].started =
+                pthread_create(&enc[i].thread, NULL, encode_worker, &enc[i]) == 0;
+        if (ndev_started == 0 || nenc_started == 0) {
+            atomic_store(&b.stop, 1);
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
+        }
         for (int i = 0; i < jobs; i++)
             dec[i].started = pthread_create(&dec[i].thread, NULL, decode_worker, &dec[i]) == 0;
-        for (int i = 0; i < ndev; i++)
-            dev[i].started = pthread_create(&dev[i].thread, NULL, device_worker, &dev[i]) == 0;
-        for (int i = 0; i < jobs; i++)
-            enc[i].started = pthread_create(&enc[i].thread, NULL, encode_worker, &enc[i]) == 0;
         /* A thread that could not start is a producer that will never finish. */
         for (int i = 0; i < jobs; i++)
             if (!dec[i].started)
@@ -603,8 +612,6 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         for (int i = 0; i < jobs; i++)
             if (enc[i].started)
                 pthread_join(enc[i].thread, NULL);
-        if (!enc[0].started || !dev[0].started) /* nothing could carry the work */
-            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
     }
     queue_destroy(&b.to_device);
     queue_destroy(&b.to_encode);
