@@ -62,6 +62,11 @@ int cli_number(const cli *c, const char *option, const char *text, double min, d
 int cli_whole_number(const cli *c, const char *option, const char *text, double min, double max,
                      double *out);
 
+/* Parses and finishes STEP texts (run, batch), reporting the first bad one.
+ * Returns an exit code, or -1 with *steps set (free with cli_free_steps). */
+int cli_parse_steps(cli *c, char **texts, int n, gpuimg_step ***steps);
+void cli_free_steps(gpuimg_step **steps, int n);
+
 /* R, G, B, A; or Y, A. */
 const char *cli_channel_name(int channels, int c);
 

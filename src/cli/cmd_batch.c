@@ -176,56 +176,41 @@ int cmd_batch(cli *c, int argc, char **argv)
     if ((rc = cli_open(c)) >= 0)
         return rc;
     int nsteps = npos - 2;
-    gpuimg_step **steps = calloc((size_t)nsteps + 1, sizeof *steps);
-    if (!steps) {
-        cli_error(c, "out of memory");
-        return EXIT_DEVICE;
-    }
-    gpuimg_status st = GPUIMG_OK;
-    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
-        if ((st = gpuimg_step_parse(c->ctx, pos[2 + i], &steps[i])) == GPUIMG_OK &&
-            (st = gpuimg_step_finish(c->ctx, steps[i])) != GPUIMG_OK)
-            cli_error(c, "'%s': %s", pos[2 + i], gpuimg_ctx_error(c->ctx));
-        else if (st != GPUIMG_OK)
-            cli_error(c, "%s", gpuimg_ctx_error(c->ctx));
-    if (st == GPUIMG_OK) {
-        b.opt.in_dir = pos[0];
-        b.opt.out_dir = pos[1];
-        b.opt.steps = steps;
-        b.opt.nsteps = nsteps;
-        b.opt.format = c->format;
-        b.opt.on_event = on_event;
-        b.opt.user = &b;
-        b.progress = isatty(STDERR_FILENO) && !c->quiet;
-        b.verbose = c->verbose;
-        clock_gettime(CLOCK_MONOTONIC, &b.start);
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_batch_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        gpuimg_batch_summary sum;
-        st = gpuimg_batch(c->ctx, &b.opt, &sum);
-        if (b.progress)
-            fputs("\r\033[K", stderr);
-        if (st != GPUIMG_OK) {
-            rc = cli_fail(c, st);
-        } else {
-            fprintf(stderr,
-                    "gpuimg: batch: %llu processed, %llu failed, %llu skipped of %llu%s in "
-                    "%.2f s (%.2f images/s)\n",
-                    (unsigned long long)sum.processed, (unsigned long long)sum.failed,
-                    (unsigned long long)sum.skipped, (unsigned long long)sum.total,
-                    sum.cancelled ? ", interrupted" : "", sum.seconds,
-                    sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0);
-            rc = sum.cancelled ? 130 : sum.failed ? EXIT_DIFFERS : 0;
-        }
+    gpuimg_step **steps;
+    if ((rc = cli_parse_steps(c, pos + 2, nsteps, &steps)) >= 0)
+        return rc;
+    b.opt.in_dir = pos[0];
+    b.opt.out_dir = pos[1];
+    b.opt.steps = steps;
+    b.opt.nsteps = nsteps;
+    b.opt.format = c->format;
+    b.opt.on_event = on_event;
+    b.opt.user = &b;
+    b.progress = isatty(STDERR_FILENO) && !c->quiet;
+    b.verbose = c->verbose;
+    clock_gettime(CLOCK_MONOTONIC, &b.start);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_batch_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    gpuimg_batch_summary sum;
+    gpuimg_status st = gpuimg_batch(c->ctx, &b.opt, &sum);
+    if (b.progress)
+        fputs("\r\033[K", stderr);
+    if (st != GPUIMG_OK) {
+        rc = cli_fail(c, st);
     } else {
-        rc = cli_exit_code(st);
+        fprintf(stderr,
+                "gpuimg: batch: %llu processed, %llu failed, %llu skipped of %llu%s in "
+                "%.2f s (%.2f images/s)\n",
+                (unsigned long long)sum.processed, (unsigned long long)sum.failed,
+                (unsigned long long)sum.skipped, (unsigned long long)sum.total,
+                sum.cancelled ? ", interrupted" : "", sum.seconds,
+                sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0);
+        rc = sum.cancelled ? 130 : sum.failed ? EXIT_DIFFERS : 0;
     }
-    for (int i = 0; i < nsteps; i++)
-        gpuimg_step_free(steps[i]);
-    free(steps);
+    cli_free_steps(steps, nsteps);
     return rc;
 }

@@ -148,6 +148,35 @@ int cmd_image_op(cli *c, int argc, char **argv)
     return rc;
 }
 
+int cli_parse_steps(cli *c, char **texts, int n, gpuimg_step ***steps)
+{
+    *steps = calloc((size_t)n + 1, sizeof **steps);
+    if (!*steps) {
+        cli_error(c, "out of memory");
+        return EXIT_DEVICE;
+    }
+    for (int i = 0; i < n; i++) {
+        gpuimg_status st = gpuimg_step_parse(c->ctx, texts[i], &(*steps)[i]);
+        if (st == GPUIMG_OK && (st = gpuimg_step_finish(c->ctx, (*steps)[i])) != GPUIMG_OK)
+            cli_error(c, "'%s': %s", texts[i], gpuimg_ctx_error(c->ctx));
+        else if (st != GPUIMG_OK)
+            cli_error(c, "%s", gpuimg_ctx_error(c->ctx));
+        if (st != GPUIMG_OK) {
+            cli_free_steps(*steps, n);
+            *steps = NULL;
+            return cli_exit_code(st);
+        }
+    }
+    return -1;
+}
+
+void cli_free_steps(gpuimg_step **steps, int n)
+{
+    for (int i = 0; steps && i < n; i++)
+        gpuimg_step_free(steps[i]);
+    free(steps);
+}
+
 int cmd_run(cli *c, int argc, char **argv)
 {
     char **pos;
@@ -162,22 +191,10 @@ int cmd_run(cli *c, int argc, char **argv)
     }
     if ((rc = cli_open(c)) >= 0)
         return rc;
-    int nsteps = npos - 2;
-    gpuimg_step **steps = calloc((size_t)nsteps + 1, sizeof *steps);
-    if (!steps) {
-        cli_error(c, "out of memory");
-        return EXIT_DEVICE;
-    }
-    gpuimg_status st = GPUIMG_OK;
-    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
-        if ((st = gpuimg_step_parse(c->ctx, pos[2 + i], &steps[i])) == GPUIMG_OK &&
-            (st = gpuimg_step_finish(c->ctx, steps[i])) != GPUIMG_OK)
-            cli_error(c, "'%s': %s", pos[2 + i], gpuimg_ctx_error(c->ctx));
-        else if (st != GPUIMG_OK)
-            cli_error(c, "%s", gpuimg_ctx_error(c->ctx));
-    rc = st == GPUIMG_OK ? process(c, pos[0], pos[1], steps, nsteps) : cli_exit_code(st);
-    for (int i = 0; i < nsteps; i++)
-        gpuimg_step_free(steps[i]);
-    free(steps);
+    gpuimg_step **steps;
+    if ((rc = cli_parse_steps(c, pos + 2, npos - 2, &steps)) >= 0)
+        return rc;
+    rc = process(c, pos[0], pos[1], steps, npos - 2);
+    cli_free_steps(steps, npos - 2);
     return rc;
 }
