@@ -19,7 +19,8 @@ typedef struct bench_input {
 
 typedef struct bench_ctx {
     bench_input in[BENCH_BUFFERS];
-    uint8_t *out_rgb, *out_plane[3], *uniform; /* uniform: one value, one plane */
+    uint8_t *out_rgb, *out_plane[3];
+    uint8_t *uniform[BENCH_BUFFERS][3]; /* one-value planes, rotated like the inputs */
     unsigned long long *counts; /* our histograms' counts, 3 x 256 */
     cudaStream_t stream;
     cudaEvent_t ev[2 * 64];

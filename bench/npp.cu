@@ -180,9 +180,10 @@ static int n_histogram(bench_ctx *c, void *, int i)
     const uint8_t *p[3] = {in_planes(c, i)[0], in_planes(c, i)[1], in_planes(c, i)[2]};
     return histograms(p);
 }
-static int n_histogram_uniform(bench_ctx *c, void *, int)
+static int n_histogram_uniform(bench_ctx *c, void *, int i)
 {
-    const uint8_t *p[3] = {c->uniform, c->uniform, c->uniform};
+    const uint8_t *p[3] = {c->uniform[i % BENCH_BUFFERS][0], c->uniform[i % BENCH_BUFFERS][1],
+                           c->uniform[i % BENCH_BUFFERS][2]};
     return histograms(p);
 }
 static int n_stats(bench_ctx *c, void *, int i)

@@ -105,7 +105,11 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out);
 void gpuimg_ctx_destroy(gpuimg_ctx *ctx);
 /* Detail of the last failure, e.g. "in.png: not a supported image (truncated PNG)". */
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
-/* The backend in use ("cpu", "cuda"), resolving "auto" now if needed. */
+/* The backend in use ("cpu", "cuda"), resolving "auto" now if needed. A
+ * context opens one backend, on its first operation, and keeps it: under
+ * "auto" a first small image (estimated CPU time under 0.4 s) settles the
+ * context on the CPU, so use one context per image size class, or name the
+ * backend, when mixing tiny and huge images. */
 gpuimg_status gpuimg_ctx_backend(gpuimg_ctx *ctx, const char **name);
 /* Milliseconds spent in each stage since the context was created. */
 void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT]);

@@ -88,19 +88,27 @@ static void list_free(file_list *l)
 static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, int recursive,
                           const struct stat *skip, file_list *out)
 {
-    char path[PATH_BUF];
-    snprintf(path, sizeof path, "%s%s%s", root, rel[0] ? "/" : "", rel);
+    /* On the heap: a tree hundreds of folders deep recurses that deep. */
+    struct {
+        char path[PATH_BUF], child[PATH_BUF], full[2 * PATH_BUF];
+    } *buf = malloc(sizeof *buf);
+    if (!buf)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    char *path = buf->path, *child = buf->child, *full = buf->full;
+    snprintf(path, PATH_BUF, "%s%s%s", root, rel[0] ? "/" : "", rel);
     DIR *d = opendir(path);
-    if (!d)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+    if (!d) {
+        gpuimg_status st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        free(buf);
+        return st;
+    }
     gpuimg_status st = GPUIMG_OK;
     struct dirent *e;
     while (st == GPUIMG_OK && (e = readdir(d)) != NULL) {
         if (e->d_name[0] == '.')
             continue;
-        char child[PATH_BUF], full[2 * PATH_BUF];
-        snprintf(child, sizeof child, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
-        snprintf(full, sizeof full, "%s/%s", root, child);
+        snprintf(child, PATH_BUF, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
+        snprintf(full, 2 * PATH_BUF, "%s/%s", root, child);
         struct stat sb;
         if (lstat(full, &sb) != 0)
             continue;
@@ -112,6 +120,7 @@ static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, in
         }
     }
     closedir(d);
+    free(buf);
     return st;
 }
 
@@ -133,12 +142,17 @@ static const char *format_extension(gpuimg_format f)
     }
 }
 
-/* OUT_DIR/rel, its extension replaced when format is set. */
+/* OUT_DIR/rel, its extension replaced when format is set, or when the input's
+ * format has no writer: GIF and PSD become PNG, PNM becomes PPM. */
 static void output_path(const char *out_dir, const char *rel, gpuimg_format format, char *buf,
                         size_t len)
 {
     const char *ext = format_extension(format);
     const char *slash = strrchr(rel, '/'), *dot = strrchr(slash ? slash : rel, '.');
+    if (!ext && dot && (strcasecmp(dot, ".gif") == 0 || strcasecmp(dot, ".psd") == 0))
+        ext = "png";
+    if (!ext && dot && strcasecmp(dot, ".pnm") == 0)
+        ext = "ppm";
     if (ext && dot)
         snprintf(buf, len, "%s/%.*s.%s", out_dir, (int)(dot - rel), rel, ext);
     else
@@ -433,6 +447,8 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
     return st;
 }
 
+/* IN_DIR a folder, OUT_DIR not IN_DIR; out_sb is OUT_DIR's, zeroed when it
+ * does not exist yet (created only once the plan holds: make_out_dir). */
 static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
                                 struct stat *out_sb)
 {
@@ -441,17 +457,41 @@ static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", opt->in_dir, strerror(errno));
     if (!S_ISDIR(in_sb.st_mode))
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: not a folder", opt->in_dir);
-    if (stat(opt->out_dir, out_sb) == 0 && out_sb->st_dev == in_sb.st_dev &&
-        out_sb->st_ino == in_sb.st_ino)
+    if (stat(opt->out_dir, out_sb) != 0) {
+        memset(out_sb, 0, sizeof *out_sb);
+        return GPUIMG_OK;
+    }
+    if (!S_ISDIR(out_sb->st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: not a folder", opt->out_dir);
+    if (out_sb->st_dev == in_sb.st_dev && out_sb->st_ino == in_sb.st_ino)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
                             "%s: OUT_DIR is IN_DIR; outputs would replace the inputs",
                             opt->out_dir);
+    return GPUIMG_OK;
+}
+
+static gpuimg_status make_out_dir(gpuimg_ctx *ctx, const char *out_dir)
+{
     char path[PATH_BUF];
-    snprintf(path, sizeof path, "%s/", opt->out_dir);
-    if (make_parents(path) != 0 || stat(opt->out_dir, out_sb) != 0 || !S_ISDIR(out_sb->st_mode))
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create the folder: %s", opt->out_dir,
+    snprintf(path, sizeof path, "%s/", out_dir);
+    struct stat sb;
+    if (make_parents(path) != 0 || stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create the folder: %s", out_dir,
                             strerror(errno));
     return GPUIMG_OK;
+}
+
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+} file_id;
+
+static int by_id(const void *a, const void *b)
+{
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
 static int by_output(const void *a, const void *b)
@@ -459,26 +499,45 @@ static int by_output(const void *a, const void *b)
     return strcmp(**(char **const *)a, **(char **const *)b);
 }
 
-/* Outputs, skips, and the refusal of any output that is an input or that
- * two inputs would both write (a.png and a.jpg with --format png). */
+/* Outputs for every selected file (all shards: a collision must not depend
+ * on how the folder is shared out), and the refusal of any output that is
+ * one of the inputs, or that two inputs would both write (a.png and a.jpg
+ * with --format png). */
 static gpuimg_status plan_outputs(gpuimg_ctx *ctx, batch *b)
 {
     const gpuimg_batch_options *opt = b->opt;
-    b->outputs = calloc(b->files.n ? b->files.n : 1, sizeof *b->outputs);
-    if (!b->outputs)
+    size_t n = b->files.n;
+    b->outputs = calloc(n ? n : 1, sizeof *b->outputs);
+    file_id *inputs = calloc(n ? n : 1, sizeof *inputs);
+    if (!b->outputs || !inputs) {
+        free(inputs);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-    for (size_t i = 0; i < b->files.n; i++) {
-        char in[PATH_BUF], out[PATH_BUF];
-        snprintf(in, sizeof in, "%s/%s", opt->in_dir, b->files.rel[i]);
-        output_path(opt->out_dir, b->files.rel[i], opt->format, out, sizeof out);
-        struct stat si, so;
-        int have_out = stat(out, &so) == 0, have_in = stat(in, &si) == 0;
-        if (have_out && have_in && so.st_dev == si.st_dev && so.st_ino == si.st_ino)
-            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: the output would replace the input",
-                                out);
-        if (!(b->outputs[i] = strdup(out)))
-            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     }
+    size_t nids = 0;
+    for (size_t i = 0; i < n; i++) {
+        char in[PATH_BUF];
+        struct stat si;
+        snprintf(in, sizeof in, "%s/%s", opt->in_dir, b->files.rel[i]);
+        if (stat(in, &si) == 0)
+            inputs[nids++] = (file_id){si.st_dev, si.st_ino};
+    }
+    qsort(inputs, nids, sizeof *inputs, by_id);
+    for (size_t i = 0; i < n; i++) {
+        char out[PATH_BUF];
+        output_path(opt->out_dir, b->files.rel[i], opt->format, out, sizeof out);
+        struct stat so;
+        if (stat(out, &so) == 0 &&
+            bsearch(&(file_id){so.st_dev, so.st_ino}, inputs, nids, sizeof *inputs, by_id)) {
+            free(inputs);
+            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: the output would replace an input",
+                                out);
+        }
+        if (!(b->outputs[i] = strdup(out))) {
+            free(inputs);
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+        }
+    }
+    free(inputs);
     char ***sorted = malloc((b->files.n ? b->files.n : 1) * sizeof *sorted);
     if (!sorted)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
@@ -499,7 +558,6 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
                            gpuimg_batch_summary *summary)
 {
     memset(summary, 0, sizeof *summary);
-    atomic_store(&batch_cancelled, 0);
     double t0 = gpuimg__now_ms();
     if (opt->shard_count < 1 || opt->shard_index < 0 || opt->shard_index >= opt->shard_count)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "--shard: need 0 <= K < N");
@@ -522,17 +580,22 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         return st;
     }
     qsort(b.files.rel, b.files.n, sizeof *b.files.rel, by_path);
+    if ((st = plan_outputs(ctx, &b)) != GPUIMG_OK)
+        goto done;
     /* The shard: the files whose sorted index is K mod N. */
     size_t kept = 0;
     for (size_t i = 0; i < b.files.n; i++) {
-        if ((long)(i % (size_t)opt->shard_count) == opt->shard_index)
-            b.files.rel[kept++] = b.files.rel[i];
-        else
+        if ((long)(i % (size_t)opt->shard_count) == opt->shard_index) {
+            b.files.rel[kept] = b.files.rel[i];
+            b.outputs[kept++] = b.outputs[i];
+        } else {
             free(b.files.rel[i]);
+            free(b.outputs[i]);
+        }
     }
     b.files.n = kept;
     b.sum.total = kept;
-    if ((st = plan_outputs(ctx, &b)) != GPUIMG_OK)
+    if ((st = make_out_dir(ctx, opt->out_dir)) != GPUIMG_OK)
         goto done;
 
     /* The backend: auto resolves once, here, with its one notice. */
@@ -634,7 +697,9 @@ done:
     pthread_mutex_destroy(&b.gate_lock);
     pthread_cond_destroy(&b.gate_open);
     pthread_mutex_destroy(&b.report_lock);
-    b.sum.cancelled = atomic_load(&batch_cancelled);
+    /* Cleared at the end, not the start: a signal that came while the batch
+     * was being set up still stops it. */
+    b.sum.cancelled = atomic_exchange(&batch_cancelled, 0);
     b.sum.seconds = (gpuimg__now_ms() - t0) / 1000.0;
     *summary = b.sum;
     return st;

@@ -203,8 +203,10 @@ gpuimg_status gpuimg_check_output(gpuimg_ctx *ctx, const char *path, const char 
 }
 
 /* Temporary files of writes in progress, for gpuimg_remove_temporaries()
- * to delete from a signal handler: a slot is 0 free, 1 being filled, 2 live. */
-#define TEMP_SLOTS 64
+ * to delete from a signal handler: a slot is 0 free, 1 being filled, 2 live.
+ * One per writer: batch's --jobs is at most 1024 (4 MiB of address space,
+ * touched only as slots are used). */
+#define TEMP_SLOTS 1088
 static char temp_paths[TEMP_SLOTS][4200];
 static atomic_int temp_state[TEMP_SLOTS];
 

@@ -137,7 +137,7 @@ START_TEST(refusals)
     ck_assert_int_eq(batch("/nonexistent/folder", "/tmp/x", NULL, &err), 3);
     free(err);
     /* two inputs, one output name: refused before anything is written */
-    char path[1024], out[700];
+    char path[1024], ref[1024], out[700];
     snprintf(path, sizeof path, "%s/a_photo.jpg", in);
     copy_file(tu_golden("formats/photo.jpg"), path);
     snprintf(out, sizeof out, "%s/../out_dup", in);
@@ -146,7 +146,37 @@ START_TEST(refusals)
                       strstr(err, "both write"),
                   "%s", err);
     free(err);
-    ck_assert_int_eq(tu_count_entries(out), 0);
+    ck_assert_int_ne(access(out, F_OK), 0); /* refused before anything, OUT_DIR too */
+    /* the same collision split over two shards is still refused in each */
+    ck_assert_int_eq(
+        batch(in, out, (const char *const[]){"--format", "png", "--shard", "0/2", NULL}, &err), 2);
+    free(err);
+    ck_assert_int_eq(
+        batch(in, out, (const char *const[]){"--format", "png", "--shard", "1/2", NULL}, &err), 2);
+    free(err);
+    /* an output that would land on another input: IN is P/in, OUT_DIR is P,
+     * and IN holds x.png and in/x.png, whose output P/in/x.png is the first */
+    char p_dir[700], in_dir[800], deeper[900];
+    snprintf(p_dir, sizeof p_dir, "%s/../p", in);
+    snprintf(in_dir, sizeof in_dir, "%s/in", p_dir);
+    snprintf(deeper, sizeof deeper, "%s/in", in_dir);
+    ck_assert_int_eq(mkdir(p_dir, 0755), 0);
+    ck_assert_int_eq(mkdir(in_dir, 0755), 0);
+    ck_assert_int_eq(mkdir(deeper, 0755), 0);
+    snprintf(path, sizeof path, "%s/x.png", in_dir);
+    copy_file(tu_golden("inputs/camera_64x48_gray.png"), path);
+    snprintf(ref, sizeof ref, "%s/x.png", deeper);
+    copy_file(tu_golden("inputs/rand_31x29_rgb.png"), ref);
+    size_t before_len, after_len;
+    char *before = tu_read_file(path, &before_len);
+    ck_assert_int_eq(
+        batch(in_dir, p_dir, (const char *const[]){"--recursive", "invert", NULL}, &err), 2);
+    ck_assert_msg(strstr(err, "would replace an input"), "%s", err);
+    free(err);
+    char *after = tu_read_file(path, &after_len);
+    ck_assert(before_len == after_len && memcmp(before, after, before_len) == 0);
+    free(before);
+    free(after);
 }
 END_TEST
 
@@ -190,6 +220,32 @@ START_TEST(fail_fast_stops)
     ck_assert_msg(strstr(err, "e_truncated.png") && !strstr(err, "f_text.jpg"), "%s", err);
     ck_assert_msg(strstr(err, "1 failed"), "%s", err);
     free(err);
+}
+END_TEST
+
+/* A tree hundreds of folders deep, and inputs whose format has no writer
+ * (GIF becomes PNG). */
+START_TEST(deep_tree_and_unwritable_formats)
+{
+    char in[600], out[700], path[8192];
+    snprintf(in, sizeof in, "%s/in", tu_tmpdir());
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    int len = snprintf(path, sizeof path, "%s", in);
+    for (int i = 0; i < 300; i++) {
+        len += snprintf(path + len, sizeof path - (size_t)len, "/d");
+        ck_assert_int_eq(mkdir(path, 0755), 0);
+    }
+    snprintf(path + len, sizeof path - (size_t)len, "/deep.png");
+    copy_file(tu_golden("inputs/rand_7x5_rgba.png"), path);
+    snprintf(path, sizeof path, "%s/anim.gif", in);
+    copy_file(tu_golden("formats/photo.gif"), path);
+    snprintf(out, sizeof out, "%s/../out", in);
+    char *err;
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"--recursive", NULL}, &err), 0);
+    ck_assert_msg(strstr(err, "2 processed, 0 failed"), "%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/anim.png", out);
+    ck_assert_int_eq(access(path, F_OK), 0);
 }
 END_TEST
 
@@ -278,6 +334,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, skip_existing_resumes);
     tcase_add_test(tc, shards_partition);
     tcase_add_test(tc, fail_fast_stops);
+    tcase_add_test(tc, deep_tree_and_unwritable_formats);
     tcase_add_test(tc, sigint_leaves_whole_files);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);

@@ -333,8 +333,7 @@ START_TEST(backend_choice)
     ck_assert_str_eq(err, "");
     free(err);
     /* --time reports every stage */
-    ck_assert_int_eq(RUN(NULL, &err, "--backend", "cpu", "--time", "invert", photo(), out_path),
-                     0);
+    ck_assert_int_eq(RUN(NULL, &err, "--backend", "cpu", "--time", "invert", photo(), out_path), 0);
     ck_assert_msg(strstr(err, "decode") && strstr(err, "kernels") && strstr(err, "encode"), "%s",
                   err);
     free(err);
