@@ -66,16 +66,6 @@ static int batch(const char *in, const char *out, const char *const *extra, char
     return tu_run(args, NULL, NULL, err);
 }
 
-static int same_bytes(const char *a, const char *b)
-{
-    size_t la, lb;
-    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
-    int same = da && db && la == lb && memcmp(da, db, la) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 START_TEST(outputs_failures_inputs)
 {
     char in[600], out[700], path[1024], ref[1024], copy[700];
@@ -105,10 +95,10 @@ START_TEST(outputs_failures_inputs)
                                 NULL, NULL, NULL),
                          0);
         snprintf(path, sizeof path, "%s/%s", out, good[i]);
-        ck_assert_msg(same_bytes(path, ref), "%s differs from gpuimg run", good[i]);
+        ck_assert_msg(tu_same_file(path, ref), "%s differs from gpuimg run", good[i]);
         snprintf(path, sizeof path, "%s/%s", in, good[i]);
         snprintf(ref, sizeof ref, "%s/%s", copy, good[i]);
-        ck_assert_msg(same_bytes(path, ref), "input %s changed", good[i]);
+        ck_assert_msg(tu_same_file(path, ref), "input %s changed", good[i]);
     }
     /* --recursive and --format */
     snprintf(out, sizeof out, "%s/../out_r", in);

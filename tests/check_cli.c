@@ -59,12 +59,7 @@ START_TEST(command_equals_run_step)
     ck_assert_int_eq(
         RUN(NULL, NULL, "-q", "blur", photo(), a, "--sigma", "2.5", "--border", "wrap"), 0);
     ck_assert_int_eq(RUN(NULL, NULL, "run", photo(), b, "blur:sigma=2.5,border=wrap", "-q"), 0);
-    size_t la, lb;
-    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
-    ck_assert_uint_eq(la, lb);
-    ck_assert_mem_eq(da, db, la);
-    free(da);
-    free(db);
+    ck_assert(tu_same_file(a, b));
     /* and the library's own result through the seam */
     gpuimg_ctx *ctx = tu_ctx();
     gpuimg_image in, want, got;
@@ -90,16 +85,6 @@ START_TEST(command_equals_run_step)
 }
 END_TEST
 
-static int same_file(const char *a, const char *b)
-{
-    size_t la, lb;
-    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
-    int same = da && db && la == lb && memcmp(da, db, la) == 0;
-    free(da);
-    free(db);
-    return same;
-}
-
 /* getopt's forms, all equivalent; nothing else slips through. */
 START_TEST(option_forms)
 {
@@ -112,14 +97,14 @@ START_TEST(option_forms)
     ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", photo(), a, "--sigma", "1.5"), 0);
     ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", "--sigma=1.5", photo(), b), 0);
     ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", "--sigma", "1.5", "--", photo(), c), 0);
-    ck_assert(same_file(a, b));
-    ck_assert(same_file(a, c));
+    ck_assert(tu_same_file(a, b));
+    ck_assert(tu_same_file(a, c));
     /* options after the positionals, even where POSIX would stop at them */
     ck_assert_int_eq(tu_run((const char *const[]){"/usr/bin/env", "POSIXLY_CORRECT=1", tu_bin(),
                                                   "-q", "blur", photo(), d, "--sigma", "1.5", NULL},
                             NULL, NULL, NULL),
                      0);
-    ck_assert(same_file(a, d));
+    ck_assert(tu_same_file(a, d));
     char *err;
     ck_assert_int_eq(RUN(NULL, &err, "blur", photo(), a, "--sig", "2"), 2);
     ck_assert_msg(one_line(err) && strstr(err, "'--sig'") && strstr(err, "--sigma"), "%s", err);

@@ -194,6 +194,16 @@ char *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
+int tu_same_file(const char *a, const char *b)
+{
+    size_t la, lb;
+    char *da = tu_read_file(a, &la), *db = tu_read_file(b, &lb);
+    int same = da && db && la == lb && memcmp(da, db, la) == 0;
+    free(da);
+    free(db);
+    return same;
+}
+
 void tu_write_file(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");

@@ -42,6 +42,8 @@ int tu_json_numbers(const char *json, const char *key, double *out, int max);
 /* Reads a whole file into a NUL-terminated malloc'ed buffer (NULL on failure). */
 char *tu_read_file(const char *path, size_t *len);
 void tu_write_file(const char *path, const void *data, size_t len);
+/* 1 when both files exist with identical bytes. */
+int tu_same_file(const char *a, const char *b);
 
 /* A fresh temporary folder for the current test. */
 const char *tu_tmpdir(void);
