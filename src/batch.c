@@ -86,7 +86,7 @@ static void list_free(file_list *l)
 /* Collects the image files under root/rel; skip is OUT_DIR (dev, ino), never
  * entered, so outputs inside IN_DIR are not read back as inputs. */
 static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, int recursive,
-                          const struct stat *skip, file_list *out)
+                          const struct stat *skip, file_list *out, file_list *bad_folders)
 {
     /* On the heap: a tree hundreds of folders deep recurses that deep. */
     struct {
@@ -98,7 +98,16 @@ static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, in
     snprintf(path, PATH_BUF, "%s%s%s", root, rel[0] ? "/" : "", rel);
     DIR *d = opendir(path);
     if (!d) {
-        gpuimg_status st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        /* IN_DIR itself stops the batch; a subfolder is one more bad input:
+         * reported, counted as failed, and the rest go on. */
+        gpuimg_status st = GPUIMG_OK;
+        if (!rel[0]) {
+            st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        } else {
+            char why[PATH_BUF + 128];
+            snprintf(why, sizeof why, "%s: %s (folder skipped)", path, strerror(errno));
+            st = list_add(ctx, bad_folders, why);
+        }
         free(buf);
         return st;
     }
@@ -114,7 +123,7 @@ static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, in
             continue;
         if (S_ISDIR(sb.st_mode)) { /* symbolic links to folders are not followed: no loops */
             if (recursive && !(sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino))
-                st = walk(ctx, root, child, recursive, skip, out);
+                st = walk(ctx, root, child, recursive, skip, out, bad_folders);
         } else if (is_image_name(e->d_name)) {
             st = list_add(ctx, out, child);
         }
@@ -325,6 +334,10 @@ static void *decode_worker(void *arg)
         if (!b->outputs[i]) /* skipped while listing */
             continue;
         gate_enter(b);
+        if (stopping(b)) { /* it may have come while this thread waited */
+            gate_leave(b, NULL);
+            break;
+        }
         item *it = calloc(1, sizeof *it);
         char input[PATH_BUF];
         snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->files.rel[i]);
@@ -575,10 +588,23 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_mutex_init(&b.gate_lock, NULL);
     pthread_cond_init(&b.gate_open, NULL);
     pthread_mutex_init(&b.report_lock, NULL);
-    if ((st = walk(ctx, opt->in_dir, "", opt->recursive, &out_sb, &b.files)) != GPUIMG_OK) {
+    file_list bad_folders = {0};
+    if ((st = walk(ctx, opt->in_dir, "", opt->recursive, &out_sb, &b.files, &bad_folders)) !=
+        GPUIMG_OK) {
+        list_free(&bad_folders);
         list_free(&b.files);
         return st;
     }
+    /* Unreadable subfolders: failures, reported like files (not in total). */
+    for (size_t i = 0; i < bad_folders.n; i++) {
+        b.sum.failed++;
+        if (opt->on_event) {
+            gpuimg_batch_event ev = {
+                GPUIMG_BATCH_FAILED, bad_folders.rel[i], NULL, bad_folders.rel[i], 0, 0};
+            opt->on_event(opt->user, &ev);
+        }
+    }
+    list_free(&bad_folders);
     qsort(b.files.rel, b.files.n, sizeof *b.files.rel, by_path);
     if ((st = plan_outputs(ctx, &b)) != GPUIMG_OK)
         goto done;
