@@ -20,13 +20,13 @@
 #include "kernels.h"
 #include "ops.h"
 
-#define CHECK(call)                                                                              \
-    do {                                                                                         \
-        cudaError_t e_ = (call);                                                                 \
-        if (e_ != cudaSuccess) {                                                                 \
-            fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_));                   \
-            exit(4);                                                                             \
-        }                                                                                        \
+#define CHECK(call)                                                                                \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                   \
+            fprintf(stderr, "bench: %s: %s\n", #call, cudaGetErrorString(e_));                     \
+            exit(4);                                                                               \
+        }                                                                                          \
     } while (0)
 
 static const size_t N = (size_t)BENCH_W * BENCH_H;
@@ -55,10 +55,11 @@ double bench_time(bench_ctx *c, bench_fn fn, void *arg)
 // ---- our ops ----
 
 struct scratch {
-    void *tmp;             // separable / SSIM scratch
-    float *weights;        // on the device
-    int radius;            // blur
-    gpuimg_conv conv;      // convolve
+    void *tmp;              // separable / SSIM scratch
+    float *weights;         // on the device
+    const float *h_weights; // the same, in host memory (the fused blur takes them by value)
+    int radius;             // blur
+    gpuimg_conv conv;       // convolve
     unsigned long long *counts, *results;
     uint8_t *lut;
     double *ssim;
@@ -90,8 +91,8 @@ static int op_blur(bench_ctx *c, void *a, int i)
     scratch *s = (scratch *)a;
     for (int k = 0; k < 3; k++)
         if (gpuimg__cuda_blur(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], s->tmp,
-                              s->weights, BENCH_W, BENCH_H, s->radius, GPUIMG_BORDER_REFLECT101,
-                              c->stream) != cudaSuccess)
+                              s->h_weights, s->weights, BENCH_W, BENCH_H, s->radius,
+                              GPUIMG_BORDER_REFLECT101, c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
@@ -108,8 +109,8 @@ static int op_convolve(bench_ctx *c, void *a, int i)
 {
     scratch *s = (scratch *)a;
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_convolve(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], s->weights,
-                                  BENCH_W, BENCH_H, &s->conv, GPUIMG_BORDER_REFLECT101,
+        if (gpuimg__cuda_convolve(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], BENCH_W,
+                                  BENCH_H, &s->conv, GPUIMG_BORDER_REFLECT101,
                                   c->stream) != cudaSuccess)
             return 1;
     return 0;
@@ -117,8 +118,8 @@ static int op_convolve(bench_ctx *c, void *a, int i)
 static int op_sobel(bench_ctx *c, void *, int i)
 {
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_sobel(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], BENCH_W,
-                               BENCH_H, GPUIMG_BORDER_REFLECT101, c->stream) != cudaSuccess)
+        if (gpuimg__cuda_sobel(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], BENCH_W, BENCH_H,
+                               GPUIMG_BORDER_REFLECT101, c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
@@ -135,10 +136,7 @@ static int histograms(bench_ctx *c, scratch *s, uint8_t *const p[3])
 {
     if (cudaMemsetAsync(s->counts, 0, 3 * 256 * 8, c->stream) != cudaSuccess)
         return 1;
-    for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_histogram(p[k], N, s->counts + 256 * k, c->stream) != cudaSuccess)
-            return 1;
-    return 0;
+    return gpuimg__cuda_histogram(planes_of(p), 3, N, s->counts, c->stream) != cudaSuccess;
 }
 static int op_histogram(bench_ctx *c, void *a, int i)
 {
@@ -148,17 +146,11 @@ static int op_histogram_uniform(bench_ctx *c, void *a, int i)
 {
     return histograms(c, (scratch *)a, c->uniform[i % BENCH_BUFFERS]);
 }
+// stats is the histogram: min, max, median and the exact sums come from its
+// 256 bins per plane on the host (kernels/cuda_backend.cu, cuda_stats).
 static int op_stats(bench_ctx *c, void *a, int i)
 {
-    scratch *s = (scratch *)a;
-    if (histograms(c, s, c->in[i % BENCH_BUFFERS].plane))
-        return 1;
-    for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_reduce_init(s->results + 4 * k, c->stream) != cudaSuccess ||
-            gpuimg__cuda_reduce(c->in[i % BENCH_BUFFERS].plane[k], N, s->results + 4 * k,
-                                c->stream) != cudaSuccess)
-            return 1;
-    return 0;
+    return histograms(c, (scratch *)a, c->in[i % BENCH_BUFFERS].plane);
 }
 static int op_grayscale(bench_ctx *c, void *, int i)
 {
@@ -206,8 +198,8 @@ static void make_image(const char *path, std::vector<uint8_t> &rgb)
         gpuimg_config cfg;
         gpuimg_config_init(&cfg);
         cfg.backend = "cpu";
-        if (gpuimg_ctx_create(&cfg, &ctx) != GPUIMG_OK || gpuimg_load(ctx, path, &img) != GPUIMG_OK ||
-            img.channels != 3) {
+        if (gpuimg_ctx_create(&cfg, &ctx) != GPUIMG_OK ||
+            gpuimg_load(ctx, path, &img) != GPUIMG_OK || img.channels != 3) {
             fprintf(stderr, "bench: %s: %s\n", path, ctx ? gpuimg_ctx_error(ctx) : "no context");
             exit(3);
         }
@@ -308,8 +300,8 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc(&s[k].weights, n * sizeof(float)));
         CHECK(cudaMemcpy(s[k].weights, step->weights, n * sizeof(float), cudaMemcpyHostToDevice));
         s[k].radius = step->radius;
+        s[k].h_weights = step->weights;
         s[k].conv = step->conv;
-        s[k].conv.weights = nullptr; // on the device, in s[k].weights
         s[k].tmp = tmp;
         s[k].counts = small;
         s[k].results = small + 3 * 256;
@@ -333,7 +325,7 @@ int main(int argc, char **argv)
         {"histogram (one value)", op_histogram_uniform, &s[0], img, "nppiHistogramEven_8u_C1R x3"},
         {"stats", op_stats, &s[0], img, "nppiMean_StdDev + nppiMinMax x3"},
         {"grayscale", op_grayscale, nullptr, img + N, "nppiRGBToGray_8u_C3C1R"},
-        {"equalize", op_equalize, &s[0], 3 * img, "nppiHistogramEven + nppiLUT x3"},
+        {"equalize", op_equalize, &s[0], 3 * img, "nppiHistogramEven + nppiLUTPalette x3"},
         {"compare (ssim)", op_compare, &s[0], 2 * img, "n/a"},
     };
     double copy_ms = bench_time(&c, op_copy, nullptr);
@@ -344,8 +336,9 @@ int main(int argc, char **argv)
            "NPP/ours", "NPP call (result agrees)");
     FILE *json = fopen(argv[2], "w");
     if (json)
-        fprintf(json, "{\"width\": %d, \"height\": %d, \"copy_ms\": %.4f, \"copy_gbs\": %.1f, "
-                      "\"ops\": [",
+        fprintf(json,
+                "{\"width\": %d, \"height\": %d, \"copy_ms\": %.4f, \"copy_gbs\": %.1f, "
+                "\"ops\": [",
                 BENCH_W, BENCH_H, copy_ms, copy_gbs);
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         double ms = bench_time(&c, rows[r].fn, rows[r].arg);
@@ -366,13 +359,15 @@ int main(int argc, char **argv)
         }
         printf("%-22s %9.3f %8.0f %6.1f%% %9s %8s  %s%s\n", rows[r].name, ms, gbs,
                100 * gbs / copy_gbs, npp_ms, ratio, rows[r].npp,
-               agrees == 1 ? " (agrees)" : agrees == 0 ? " (DIFFERS)" : "");
+               agrees == 1   ? " (agrees)"
+               : agrees == 0 ? " (DIFFERS)"
+                             : "");
         if (json)
             fprintf(json,
                     "%s{\"op\": \"%s\", \"ms\": %.4f, \"gbs\": %.1f, \"pct_copy\": %.1f, "
                     "\"npp_ms\": %.4f, \"npp_call\": \"%s\", \"npp_agrees\": %d}",
-                    r ? ", " : "", rows[r].name, ms, gbs, 100 * gbs / copy_gbs, npp,
-                    rows[r].npp, agrees);
+                    r ? ", " : "", rows[r].name, ms, gbs, 100 * gbs / copy_gbs, npp, rows[r].npp,
+                    agrees);
     }
     if (json) {
         fprintf(json, "]}\n");

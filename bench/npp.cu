@@ -39,7 +39,7 @@ struct npp_state {
     Npp32f *kernel5, *kernel15, *gauss49;
     Npp64f *mean, *stddev;
     Npp8u *min, *max;
-    Npp32s *lut_values, *lut_levels;
+    Npp8u *palette; // equalize's table, device memory
     NppStatus last;
     int ready;
 };
@@ -86,13 +86,13 @@ static void setup(bench_ctx *c)
     cudaMalloc(&S.stddev, 3 * sizeof(Npp64f));
     cudaMalloc(&S.min, 3);
     cudaMalloc(&S.max, 3);
-    std::vector<Npp32s> levels(257), values(257);
-    for (int i = 0; i < 257; i++)
-        levels[i] = values[i] = i;
-    cudaMalloc(&S.lut_values, 257 * 4);
-    cudaMalloc(&S.lut_levels, 257 * 4);
-    cudaMemcpy(S.lut_values, values.data(), 257 * 4, cudaMemcpyHostToDevice);
-    cudaMemcpy(S.lut_levels, levels.data(), 257 * 4, cudaMemcpyHostToDevice);
+    // A 256-entry palette (255 - v: every entry used, nothing an identity
+    // could skip). nppiLUT_8u_C1R, with levels, refused 257 levels (-106).
+    std::vector<Npp8u> palette(256);
+    for (int i = 0; i < 256; i++)
+        palette[i] = (Npp8u)(255 - i);
+    cudaMalloc(&S.palette, 256);
+    cudaMemcpy(S.palette, palette.data(), 256, cudaMemcpyHostToDevice);
     S.ready = 1;
 }
 
@@ -206,8 +206,8 @@ static int n_equalize(bench_ctx *c, void *, int i)
     if (n_histogram(c, nullptr, i))
         return 1;
     for (int k = 0; k < 3; k++)
-        NPP(nppiLUT_8u_C1R_Ctx(in_planes(c, i)[k], BENCH_W, S.plane[k], BENCH_W, ROI, S.lut_values,
-                               S.lut_levels, 257, S.ctx));
+        NPP(nppiLUTPalette_8u_C1R_Ctx(in_planes(c, i)[k], BENCH_W, S.plane[k], BENCH_W, ROI,
+                                      S.palette, 8, S.ctx));
     return 0;
 }
 

@@ -2,99 +2,227 @@
 // 2-D convolution (the kernel applied as written, like filter2D) and the
 // Sobel gradient magnitude.
 //
-// The kernel's weights sit in a per-backend global buffer (__constant__
-// memory is one per process, and batch runs several backends on several
-// threads): every lane of a warp reads the same weight at the same step, one
-// L1 broadcast. A block
-// computes a CONV_TILE x CONV_TILE tile of outputs from a shared tile of
-// (CONV_TILE + kw - 1) x (CONV_TILE + kh - 1) inputs, the halo being the
-// kernel's half-sides, borders mapped while loading. For 63 x 63 that is
-// 78 x 78 floats = 24 KB. Consecutive lanes read consecutive shared words,
-// so the inner loop has no bank conflicts.
+// A block of 256 threads makes a 64 x 64 tile of outputs from a shared tile
+// of its inputs with the kernel's half-sides as halo (borders mapped while
+// loading; for 63 x 63 that is 126 rows of 136 floats, 68 KB). Each thread
+// makes a 4-wide, 4-tall block of outputs: it walks the input rows its
+// outputs need, and each row's sliding window of 8 floats (two 16-byte
+// shared loads per 4 taps) feeds up to 16 FMAs per tap group for every
+// output row that the input row reaches. That is one shared load per 16 to
+// 64 FMAs, so the FMA pipe is the limit, not shared memory; a quarter-warp's
+// 16-byte loads cover 128 consecutive bytes (no bank conflicts).
+//
+// The weights travel by value as a kernel parameter (up to 16 KB; kernel
+// parameters may hold 32 KB since CUDA 12.1 on sm_70 and later; a
+// per-process __constant__ array would be shared by batch's threads). The
+// block copies them to shared memory with each kernel row padded to a
+// multiple of 4, so one broadcast 16-byte load serves 4 taps (16 FMAs):
+// indexed straight from the parameter, each tap was a constant-cache load
+// of its own (LDC; the compiler did not keep the index uniform).
+//
+// Products are fused into the sum (FMA, one rounding per tap), summed in the
+// CPU's order (kernel rows, then columns); SPEC §4 allows float filters to
+// differ from the CPU by at most 1 in at most 0.1% of values.
 #include "device.cuh"
 #include "kernels.h"
 
-constexpr int CONV_TILE = 16;
+constexpr int CONV_TILE = 64;
+constexpr int CONV_THREADS = 256;
+constexpr int CONV_LANES_X = CONV_TILE / 4; // 16 threads of 4 columns span a tile row
+constexpr int CONV_OUT_Y = 4;               // output rows per thread
 constexpr int MAX_KERNEL = 63;
-static_assert((MAX_KERNEL * MAX_KERNEL + (CONV_TILE + MAX_KERNEL - 1) * (CONV_TILE + MAX_KERNEL - 1)) *
-                      4 <=
-                  48 * 1024,
-              "the largest weights and tile fit in shared memory");
+static_assert(CONV_LANES_X * (CONV_THREADS / CONV_LANES_X) * 4 * CONV_OUT_Y ==
+                  CONV_TILE * CONV_TILE,
+              "16 x 16 threads of 4 x 4 outputs cover the tile");
 
-// Loads the block's input tile, whose top-left input is (x0, y0), as floats.
-// The block's threads walk the tile as one flat range, so a warp reads 32
-// consecutive bytes of a row. (Strided 2-D loops were slower: bench/NOTES.md
-// v1, a 16-wide block puts half-warps on two rows and idles lanes on the
-// narrow halo columns.)
-__device__ __forceinline__ void load_tile(const uint8_t *__restrict__ src, float *s, int tw, int th,
-                                          int x0, int y0, int w, int h, gpuimg_border border)
+// Weights by value: the small capacity keeps launches of common kernels
+// (up to 15 x 15) from copying 16 KB of parameters.
+template <int CAP> struct ConvTaps {
+    float w[CAP];
+};
+constexpr int SMALL_TAPS = 256;
+constexpr int LARGE_TAPS = 4096;
+static_assert(MAX_KERNEL * MAX_KERNEL <= LARGE_TAPS, "the large parameter holds any kernel");
+
+// Tile row length in floats: the tile's columns and both halos, room for a
+// thread's last 16-byte read past them, a multiple of 4 (16-byte aligned).
+__host__ __device__ constexpr int conv_pitch(int kw)
 {
-    int tid = threadIdx.y * CONV_TILE + threadIdx.x;
-    for (int i = tid; i < tw * th; i += CONV_TILE * CONV_TILE) {
-        int sx = border_index(x0 + i % tw, w, border), sy = border_index(y0 + i / tw, h, border);
-        s[i] = (sx < 0 || sy < 0) ? 0.0f : (float)src[(size_t)sy * w + sx];
+    return (CONV_TILE + kw - 1 + 3) / 4 * 4 + 4;
+}
+
+// The tile, then the weights with rows padded to a multiple of 4.
+__host__ __device__ constexpr size_t conv_shared_bytes(int kw, int kh)
+{
+    return ((size_t)(CONV_TILE + kh - 1) * conv_pitch(kw) + (size_t)kh * ((kw + 3) / 4 * 4)) *
+           sizeof(float);
+}
+static_assert(conv_shared_bytes(MAX_KERNEL, MAX_KERNEL) <= 227 * 1024, "the largest tile fits");
+
+// The taps j .. j + count - 1 of input row r for the thread's 4 x 4 outputs:
+// v holds the 8 inputs from the first output column's tap j on. Output row
+// i uses kernel row r - i when that is a row of the kernel.
+// s_w: the weights, rows padded to kw4 (a multiple of 4) with zeros.
+__device__ __forceinline__ void conv_taps(float acc[CONV_OUT_Y][4], const float v[8],
+                                          const float *s_w, int kw4, int kh, int r, int j,
+                                          int count)
+{
+#pragma unroll
+    for (int i = 0; i < CONV_OUT_Y; i++) {
+        int ki = r - i;
+        if (ki < 0 || ki >= kh)
+            continue;
+        float4 w4 = *reinterpret_cast<const float4 *>(s_w + ki * kw4 + j);
+        const float wt[4] = {w4.x, w4.y, w4.z, w4.w};
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            if (kk < count) {
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[i][c] = fmaf(wt[kk], v[c + kk], acc[i][c]);
+            }
+        }
     }
 }
 
-__global__ void convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst,
-                                const float *__restrict__ weights, int w, int h, int kw, int kh,
-                                float scale, float bias, int absolute, gpuimg_border border)
+// Stores 4 neighbouring outputs of one row: one 32-bit store when the row
+// is long enough and the address aligned, else byte by byte.
+__device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y, const uint8_t b[4])
 {
-    extern __shared__ float s_mem[]; // kw * kh weights, then the tile
-    float *s_weights = s_mem, *s_tile = s_mem + kw * kh;
-    int tw = CONV_TILE + kw - 1, th = CONV_TILE + kh - 1;
-    for (int i = threadIdx.y * CONV_TILE + threadIdx.x; i < kw * kh; i += CONV_TILE * CONV_TILE)
-        s_weights[i] = weights[i];
-    load_tile(src, s_tile, tw, th, blockIdx.x * CONV_TILE - kw / 2, blockIdx.y * CONV_TILE - kh / 2,
-              w, h, border);
-    __syncthreads();
-    int x = blockIdx.x * CONV_TILE + threadIdx.x, y = blockIdx.y * CONV_TILE + threadIdx.y;
-    if (x >= w || y >= h)
+    if (y >= h || x >= w)
         return;
-    // Products rounded on their own (no FMA) and summed in the CPU's order:
-    // the same bits as the reference.
-    float sum = 0.0f;
-    for (int i = 0; i < kh; i++) {
-        const float *row = s_tile + (threadIdx.y + i) * tw + threadIdx.x;
-        for (int j = 0; j < kw; j++)
-            sum = __fadd_rn(sum, __fmul_rn(s_weights[i * kw + j], row[j]));
+    uint8_t *out = dst + (size_t)y * w + x;
+    if (x + 3 < w && ((size_t)out & 3) == 0) {
+        *reinterpret_cast<uint32_t *>(out) = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+        return;
     }
-    float v = __fadd_rn(__fmul_rn(sum, scale), bias);
-    dst[(size_t)y * w + x] = store_u8(absolute ? fabsf(v) : v);
+    for (int c = 0; c < 4 && x + c < w; c++)
+        out[c] = b[c];
 }
 
-__global__ void sobel_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w,
-                             int h, gpuimg_border border)
+template <int CAP>
+__global__ void __launch_bounds__(CONV_THREADS)
+    convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
+                    int kw, int kh, float scale, float bias, int absolute, gpuimg_border border,
+                    const ConvTaps<CAP> k)
 {
-    constexpr int T = CONV_TILE + 2;
-    __shared__ float s_tile[T * T];
-    load_tile(src, s_tile, T, T, blockIdx.x * CONV_TILE - 1, blockIdx.y * CONV_TILE - 1, w, h,
-              border);
+    extern __shared__ __align__(16) float s_conv[];
+    const int pitch = conv_pitch(kw), kw4 = (kw + 3) / 4 * 4;
+    float *s_w = s_conv + (CONV_TILE + kh - 1) * pitch;
+    for (int i = threadIdx.x; i < kh * kw4; i += CONV_THREADS) {
+        int row = i / kw4, col = i - row * kw4;
+        s_w[i] = col < kw ? k.w[row * kw + col] : 0.0f;
+    }
+    const int x0 = blockIdx.x * CONV_TILE, y0 = blockIdx.y * CONV_TILE;
+    load_tile_f32(src, w, h, border, x0 - kw / 2, y0 - kh / 2, CONV_TILE + kh - 1,
+                  CONV_TILE + kw - 1, s_conv, pitch);
     __syncthreads();
-    int x = blockIdx.x * CONV_TILE + threadIdx.x, y = blockIdx.y * CONV_TILE + threadIdx.y;
-    if (x >= w || y >= h)
-        return;
-    const float *t = s_tile + threadIdx.y * T + threadIdx.x, *m = t + T, *b = m + T;
-    // The same operation order as the CPU: integer-valued floats, so exact.
-    float gx = (t[2] - t[0]) + 2.0f * (m[2] - m[0]) + (b[2] - b[0]);
-    float gy = (b[0] - t[0]) + 2.0f * (b[1] - t[1]) + (b[2] - t[2]);
-    dst[(size_t)y * w + x] = store_u8(sqrtf(gx * gx + gy * gy));
+    const int tx = threadIdx.x % CONV_LANES_X, ty = threadIdx.x / CONV_LANES_X;
+    float acc[CONV_OUT_Y][4];
+#pragma unroll
+    for (int i = 0; i < CONV_OUT_Y; i++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            acc[i][c] = 0.0f;
+    const float *base = s_conv + ty * CONV_OUT_Y * pitch + 4 * tx;
+    for (int r = 0; r < CONV_OUT_Y + kh - 1; r++) {
+        const float4 *in = reinterpret_cast<const float4 *>(base + r * pitch);
+        float4 a = in[0];
+        int j = 0;
+        for (; j + 4 <= kw; j += 4) {
+            float4 b = in[j / 4 + 1];
+            const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+            conv_taps(acc, v, s_w, kw4, kh, r, j, 4);
+            a = b;
+        }
+        if (j < kw) {
+            float4 b = in[j / 4 + 1];
+            const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+            conv_taps(acc, v, s_w, kw4, kh, r, j, kw - j);
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < CONV_OUT_Y; i++) {
+        uint8_t b[4];
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            float v = __fadd_rn(__fmul_rn(acc[i][c], scale), bias);
+            b[c] = store_u8(absolute ? fabsf(v) : v);
+        }
+        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, b);
+    }
 }
 
-extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst,
-                                             const float *d_weights, int w, int h,
+// Sobel: the same tile and thread shapes with a 3 x 3 halo; each thread
+// reads its 6 input rows once (two 16-byte loads each) for its 16 outputs.
+__global__ void __launch_bounds__(CONV_THREADS)
+    sobel_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
+                 gpuimg_border border)
+{
+    constexpr int PITCH = conv_pitch(3);
+    __shared__ __align__(16) float s_tile[(CONV_TILE + 2) * PITCH];
+    const int x0 = blockIdx.x * CONV_TILE, y0 = blockIdx.y * CONV_TILE;
+    load_tile_f32(src, w, h, border, x0 - 1, y0 - 1, CONV_TILE + 2, CONV_TILE + 2, s_tile, PITCH);
+    __syncthreads();
+    const int tx = threadIdx.x % CONV_LANES_X, ty = threadIdx.x / CONV_LANES_X;
+    const float *base = s_tile + ty * CONV_OUT_Y * PITCH + 4 * tx;
+    float v[CONV_OUT_Y + 2][8];
+#pragma unroll
+    for (int r = 0; r < CONV_OUT_Y + 2; r++) {
+        const float4 *in = reinterpret_cast<const float4 *>(base + r * PITCH);
+        float4 a = in[0], b = in[1];
+        v[r][0] = a.x, v[r][1] = a.y, v[r][2] = a.z, v[r][3] = a.w;
+        v[r][4] = b.x, v[r][5] = b.y, v[r][6] = b.z, v[r][7] = b.w;
+    }
+#pragma unroll
+    for (int i = 0; i < CONV_OUT_Y; i++) {
+        uint8_t out[4];
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            const float *t = v[i] + c, *m = v[i + 1] + c, *b = v[i + 2] + c;
+            // The CPU's operation order on integer-valued floats: exact.
+            float gx = (t[2] - t[0]) + 2.0f * (m[2] - m[0]) + (b[2] - b[0]);
+            float gy = (b[0] - t[0]) + 2.0f * (b[1] - t[1]) + (b[2] - t[2]);
+            out[c] = store_u8(sqrtf(gx * gx + gy * gy));
+        }
+        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, out);
+    }
+}
+
+template <int CAP>
+static cudaError_t launch_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
+                                   const gpuimg_conv *kc, gpuimg_border border, cudaStream_t stream)
+{
+    ConvTaps<CAP> k;
+    int n = kc->width * kc->height;
+    for (int i = 0; i < n; i++)
+        k.w[i] = kc->weights[i];
+    for (int i = n; i < CAP; i++)
+        k.w[i] = 0.0f;
+    size_t shared = conv_shared_bytes(kc->width, kc->height);
+    // Above 48 KB a kernel must opt in; the attribute belongs to the function
+    // in the current device's context, so it is set at each such launch.
+    if (shared > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(
+            convolve_kernel<CAP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+        if (err != cudaSuccess)
+            return err;
+    }
+    dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
+    convolve_kernel<CAP><<<grid, CONV_THREADS, shared, stream>>>(
+        d_src, d_dst, w, h, kc->width, kc->height, kc->scale, kc->bias, kc->absolute, border, k);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
                                              const gpuimg_conv *k, gpuimg_border border,
                                              cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    size_t shared = ((size_t)k->width * k->height +
-                     (size_t)(CONV_TILE + k->width - 1) * (CONV_TILE + k->height - 1)) *
-                    sizeof(float);
-    dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
-    convolve_kernel<<<grid, dim3(CONV_TILE, CONV_TILE), shared, stream>>>(
-        d_src, d_dst, d_weights, w, h, k->width, k->height, k->scale, k->bias, k->absolute, border);
-    return cudaGetLastError();
+    if (k->width * k->height <= SMALL_TAPS)
+        return launch_convolve<SMALL_TAPS>(d_src, d_dst, w, h, k, border, stream);
+    return launch_convolve<LARGE_TAPS>(d_src, d_dst, w, h, k, border, stream);
 }
 
 extern "C" cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
@@ -103,6 +231,6 @@ extern "C" cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, 
     if (w <= 0 || h <= 0)
         return cudaSuccess;
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
-    sobel_kernel<<<grid, dim3(CONV_TILE, CONV_TILE), 0, stream>>>(d_src, d_dst, w, h, border);
+    sobel_kernel<<<grid, CONV_THREADS, 0, stream>>>(d_src, d_dst, w, h, border);
     return cudaGetLastError();
 }

@@ -15,7 +15,8 @@
 #include "device.cuh"
 #include "kernels.h"
 
-namespace {
+namespace
+{
 
 struct CudaBackend {
     gpuimg_backend base; // first: the seam passes gpuimg_backend *
@@ -23,21 +24,21 @@ struct CudaBackend {
     cudaStream_t stream;
     cudaDeviceProp prop;
     int sync_launches;
-    char broken[256]; // non-empty after a sticky error
+    char broken[256];             // non-empty after a sticky error
     uint8_t *h_staging = nullptr; // pinned, for upload and download
     size_t staging_size = 0;
     uint8_t *d_interleaved = nullptr;
     size_t interleaved_size = 0;
     void *d_scratch = nullptr; // sized by the kernels' scratch queries
     size_t scratch_size = 0;
-    unsigned long long *d_small = nullptr; // 4 x 256 counts, then 4 x 4 results
+    unsigned long long *d_small = nullptr; // 4 x 256 counts, then 4 results
     double *d_ssim = nullptr;
-    float *d_weights = nullptr; // blur and convolution weights, GPUIMG_CUDA_MAX_WEIGHTS
+    float *d_weights = nullptr; // a two-pass blur's weights, GPUIMG_CUDA_MAX_WEIGHTS
     float *h_weights = nullptr; // pinned: their copy is asynchronous (a pageable one syncs)
     cudaEvent_t weights_copied = nullptr; // h_weights may be rewritten once this fired
 };
 
-constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 16;
+constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 4;
 constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for word access
 
 int g_grid_limit = 1024; // set from the device's SM count when a backend opens
@@ -59,11 +60,11 @@ gpuimg_status fail(CudaBackend *cb, cudaError_t err, const char *what)
     return GPUIMG_ERR_DEVICE;
 }
 
-#define TRY(cb, what, call)                                                                      \
-    do {                                                                                         \
-        cudaError_t err_ = (call);                                                               \
-        if (err_ != cudaSuccess)                                                                 \
-            return fail((cb), err_, (what));                                                     \
+#define TRY(cb, what, call)                                                                        \
+    do {                                                                                           \
+        cudaError_t err_ = (call);                                                                 \
+        if (err_ != cudaSuccess)                                                                   \
+            return fail((cb), err_, (what));                                                       \
     } while (0)
 
 // After each launch: its error, and in GPUIMG_SYNC mode its completion.
@@ -74,11 +75,11 @@ gpuimg_status launched(CudaBackend *cb, cudaError_t err, const char *kernel)
     return err == cudaSuccess ? GPUIMG_OK : fail(cb, err, kernel);
 }
 
-#define LAUNCH(cb, kernel, call)                                                                 \
-    do {                                                                                         \
-        gpuimg_status st_ = launched((cb), (call), (kernel));                                    \
-        if (st_ != GPUIMG_OK)                                                                    \
-            return st_;                                                                          \
+#define LAUNCH(cb, kernel, call)                                                                   \
+    do {                                                                                           \
+        gpuimg_status st_ = launched((cb), (call), (kernel));                                      \
+        if (st_ != GPUIMG_OK)                                                                      \
+            return st_;                                                                            \
     } while (0)
 
 // Checked at the start of each operation: the context is sound, and the
@@ -275,23 +276,28 @@ gpuimg_status cuda_separable(gpuimg_backend *be, const gpuimg_planes *src, gpuim
                              const float *weights, int radius, gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
-    gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height));
-    if (st == GPUIMG_OK)
-        st = upload_weights(cb, weights, (size_t)(2 * radius + 1));
+    size_t scratch = gpuimg__cuda_separable_scratch(src->width, src->height, radius);
+    gpuimg_status st = GPUIMG_OK;
+    if (scratch) { // the two-pass form: an intermediate and the weights on the device
+        st = reserve_scratch(cb, scratch);
+        if (st == GPUIMG_OK)
+            st = upload_weights(cb, weights, (size_t)(2 * radius + 1));
+    }
     for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
         st = launched(cb,
-                      gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch,
+                      gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch, weights,
                                         cb->d_weights, src->width, src->height, radius, border,
                                         cb->stream),
                       "blur");
     return st;
 }
 
-gpuimg_status cuda_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                       int radius, gpuimg_border border)
+gpuimg_status cuda_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst, int radius,
+                       gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
-    gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height));
+    gpuimg_status st =
+        reserve_scratch(cb, gpuimg__cuda_separable_scratch(src->width, src->height, radius));
     for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
         st = launched(cb,
                       gpuimg__cuda_box(src->plane[c], dst->plane[c], cb->d_scratch, src->width,
@@ -304,13 +310,10 @@ gpuimg_status cuda_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
                             const gpuimg_conv *k, gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
-    gpuimg_status st = upload_weights(cb, k->weights, (size_t)k->width * (size_t)k->height);
-    if (st != GPUIMG_OK)
-        return st;
     for (int c = 0; c < src->channels; c++)
         LAUNCH(cb, "convolve",
-               gpuimg__cuda_convolve(src->plane[c], dst->plane[c], cb->d_weights, src->width,
-                                     src->height, k, border, cb->stream));
+               gpuimg__cuda_convolve(src->plane[c], dst->plane[c], src->width, src->height, k,
+                                     border, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -359,8 +362,8 @@ gpuimg_status copy_alpha(CudaBackend *cb, const gpuimg_planes *src, gpuimg_plane
 {
     if (src->channels % 2 == 0)
         TRY(cb, "cudaMemcpyAsync (alpha)",
-            cudaMemcpyAsync(dst->plane[dst->channels - 1], src->plane[src->channels - 1],
-                            npix(src), cudaMemcpyDeviceToDevice, cb->stream));
+            cudaMemcpyAsync(dst->plane[dst->channels - 1], src->plane[src->channels - 1], npix(src),
+                            cudaMemcpyDeviceToDevice, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -392,10 +395,8 @@ gpuimg_status device_histograms(CudaBackend *cb, const gpuimg_planes *src)
 {
     TRY(cb, "cudaMemsetAsync (counts)",
         cudaMemsetAsync(cb->d_small, 0, SMALL_COUNTS * sizeof(unsigned long long), cb->stream));
-    for (int c = 0; c < src->channels; c++)
-        LAUNCH(cb, "histogram",
-               gpuimg__cuda_histogram(src->plane[c], npix(src), cb->d_small + 256 * c,
-                                      cb->stream));
+    LAUNCH(cb, "histogram",
+           gpuimg__cuda_histogram(dplanes(src), src->channels, npix(src), cb->d_small, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -406,12 +407,11 @@ gpuimg_status cuda_equalize(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
     if (st == GPUIMG_OK)
         st = reserve_scratch(cb, 4 * 256);
     for (int c = 0; st == GPUIMG_OK && c < src->channels - (src->channels % 2 == 0); c++)
-        st = launched(cb,
-                      gpuimg__cuda_equalize(src->plane[c], dst->plane[c], npix(src),
-                                            cb->d_small + 256 * c,
-                                            static_cast<uint8_t *>(cb->d_scratch) + 256 * c,
-                                            cb->stream),
-                      "equalize");
+        st = launched(
+            cb,
+            gpuimg__cuda_equalize(src->plane[c], dst->plane[c], npix(src), cb->d_small + 256 * c,
+                                  static_cast<uint8_t *>(cb->d_scratch) + 256 * c, cb->stream),
+            "equalize");
     return st == GPUIMG_OK ? copy_alpha(cb, src, dst) : st;
 }
 
@@ -433,34 +433,25 @@ gpuimg_status cuda_histogram(gpuimg_backend *be, const gpuimg_planes *src, gpuim
     return GPUIMG_OK;
 }
 
+// One pass over the image: the exact 256-bin histogram gives the minimum,
+// maximum, median and the 64-bit sums of values and squares (sum v·count[v],
+// sum v²·count[v]), so no second reduction reads the planes again.
 gpuimg_status cuda_stats(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out)
 {
-    CudaBackend *cb = cuda(be);
-    gpuimg_histogram h; // for the median
+    gpuimg_histogram h;
     gpuimg_status st = cuda_histogram(be, src, &h);
     if (st != GPUIMG_OK)
         return st;
-    unsigned long long *results = cb->d_small + SMALL_COUNTS;
-    for (int c = 0; c < src->channels; c++) {
-        LAUNCH(cb, "reduce", gpuimg__cuda_reduce_init(results + 4 * c, cb->stream));
-        LAUNCH(cb, "reduce", gpuimg__cuda_reduce(src->plane[c], npix(src), results + 4 * c,
-                                                 cb->stream));
-    }
-    unsigned long long r[SMALL_RESULTS];
-    TRY(cb, "cudaMemcpy (stats)",
-        cudaMemcpyAsync(r, results, sizeof r, cudaMemcpyDeviceToHost, cb->stream));
-    TRY(cb, "cudaStreamSynchronize (stats)", cudaStreamSynchronize(cb->stream));
     memset(out, 0, sizeof *out);
     out->channels = src->channels;
     out->count = npix(src);
     for (int c = 0; c < src->channels; c++) {
-        gpuimg__stats_channel(out, c, out->count, r[4 * c + 2], r[4 * c + 3], h.counts[c]);
-        // min and max come from the reduction; the histogram must agree
-        if (out->min[c] != r[4 * c] || out->max[c] != r[4 * c + 1]) {
-            snprintf(cb->base.message, sizeof cb->base.message,
-                     "stats: reduction and histogram disagree on channel %d", c);
-            return GPUIMG_ERR_INTERNAL;
+        uint64_t sum = 0, squares = 0;
+        for (uint64_t v = 0; v < 256; v++) {
+            sum += v * h.counts[c][v];
+            squares += v * v * h.counts[c][v];
         }
+        gpuimg__stats_channel(out, c, out->count, sum, squares, h.counts[c]);
     }
     return GPUIMG_OK;
 }
@@ -511,10 +502,10 @@ gpuimg_status cuda_synchronize(gpuimg_backend *be)
 }
 
 const gpuimg_backend_ops cuda_ops = {
-    "cuda",           cuda_open,        cuda_close,       cuda_describe,  cuda_planes_alloc,
-    cuda_planes_free, cuda_planes_fill, cuda_upload,      cuda_download,  cuda_separable,
-    cuda_box,         cuda_convolve,    cuda_sobel,       cuda_transpose, cuda_rotate,
-    cuda_flip,        cuda_grayscale,   cuda_invert,      cuda_equalize,  cuda_histogram,
+    "cuda",           cuda_open,        cuda_close,   cuda_describe,  cuda_planes_alloc,
+    cuda_planes_free, cuda_planes_fill, cuda_upload,  cuda_download,  cuda_separable,
+    cuda_box,         cuda_convolve,    cuda_sobel,   cuda_transpose, cuda_rotate,
+    cuda_flip,        cuda_grayscale,   cuda_invert,  cuda_equalize,  cuda_histogram,
     cuda_stats,       cuda_synchronize, cuda_compare,
 };
 

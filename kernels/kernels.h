@@ -24,27 +24,30 @@ typedef struct gpuimg_dplanes {
 /* layout.cu: interleaved (array of structures) <-> planes. */
 cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dplanes dst, int channels,
                                       size_t pixels, cudaStream_t stream);
-cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int channels,
-                                    size_t pixels, cudaStream_t stream);
+cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int channels, size_t pixels,
+                                    cudaStream_t stream);
 
-/* Room for the largest weight list: 63 x 63 kernel taps (>= 2001 blur taps). */
-#define GPUIMG_CUDA_MAX_WEIGHTS (63 * 63)
+/* Room for the largest weight list on the device: a two-pass blur's 2001 taps. */
+#define GPUIMG_CUDA_MAX_WEIGHTS 2001
 
-/* separable.cu: blur (d_weights: 2 radius + 1 taps on the device; float
- * intermediate, d_tmp: w*h floats) and box (exact integer window sums,
- * d_tmp: w*h uint32). */
-size_t gpuimg__cuda_separable_scratch(int w, int h);
+/* separable.cu: blur and box. Radii up to GPUIMG_CUDA_FUSED_RADIUS run in
+ * one fused kernel that needs no scratch and takes the blur's weights from
+ * host memory (`weights`, 2 radius + 1 taps, passed by value at launch).
+ * Larger radii run two passes: d_tmp holds gpuimg__cuda_separable_scratch
+ * bytes (a float or uint32 intermediate), d_weights the taps on the device. */
+#define GPUIMG_CUDA_FUSED_RADIUS 32
+size_t gpuimg__cuda_separable_scratch(int w, int h, int radius);
 cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
-                              const float *d_weights, int w, int h, int radius,
-                              gpuimg_border border, cudaStream_t stream);
+                              const float *weights, const float *d_weights, int w, int h,
+                              int radius, gpuimg_border border, cudaStream_t stream);
 cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, int w, int h,
                              int radius, gpuimg_border border, cudaStream_t stream);
 
-/* convolve.cu: 2-D convolution (d_weights: k's weights on the device; k
- * gives their shape, scale, bias) and the Sobel magnitude, one plane. */
-cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, const float *d_weights,
-                                  int w, int h, const gpuimg_conv *k, gpuimg_border border,
-                                  cudaStream_t stream);
+/* convolve.cu: 2-D convolution (k's weights, shape, scale and bias read
+ * from host memory and passed by value at launch) and the Sobel magnitude,
+ * one plane. */
+cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
+                                  const gpuimg_conv *k, gpuimg_border border, cudaStream_t stream);
 cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
                                gpuimg_border border, cudaStream_t stream);
 
@@ -60,16 +63,10 @@ typedef enum {
 cudaError_t gpuimg__cuda_move(const uint8_t *d_src, uint8_t *d_dst, int w, int h, gpuimg_move move,
                               cudaStream_t stream);
 
-/* histogram.cu: 256 counts of one plane added into d_counts (zeroed by the caller). */
-cudaError_t gpuimg__cuda_histogram(const uint8_t *d_src, size_t n,
+/* histogram.cu: 256 counts of each of `channels` planes added into
+ * d_counts[256 c ..] (zeroed by the caller). */
+cudaError_t gpuimg__cuda_histogram(gpuimg_dplanes planes, int channels, size_t n,
                                    unsigned long long *d_counts, cudaStream_t stream);
-
-/* reduce.cu: min, max, sum and sum of squares of one plane into d_out:
- * [0] min, [1] max, [2] sum, [3] sum of squares; set up by
- * gpuimg__cuda_reduce_init. */
-cudaError_t gpuimg__cuda_reduce_init(unsigned long long *d_out, cudaStream_t stream);
-cudaError_t gpuimg__cuda_reduce(const uint8_t *d_src, size_t n, unsigned long long *d_out,
-                                cudaStream_t stream);
 
 /* pointwise.cu: luma, inversion, equalization (d_counts: the plane's
  * histogram, d_lut: 256 bytes of scratch). */

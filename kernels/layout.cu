@@ -2,82 +2,253 @@
 // Interleaved (array of structures: RGBRGB...) <-> planes (structure of
 // arrays: RRR... GGG... BBB...).
 //
-// A direct per-pixel kernel would have each lane read 3 bytes at a stride of
-// 3 (or write them so): uncoalesced byte traffic. Instead each block stages a
-// tile of whole pixels through shared memory: the interleaved side moves as
-// 32-bit words (consecutive lanes, consecutive words), the planar side as
-// 32-bit words of four consecutive pixels of one plane. Both global sides are
-// fully coalesced; only shared memory sees the stride.
+// Both are pure copies, so the goal is the device-to-device copy bandwidth:
+// every global access is a 16-byte vector (uint4), coalesced across the warp.
+// Each warp owns a chunk of 512 pixels, 16 per lane, so a lane produces (or
+// consumes) exactly one uint4 per plane. The interleaved side of the chunk is
+// 512 * C bytes = 32 * C uint4; the warp moves it with C instructions in which
+// lane i touches uint4 i, 32 + i, 64 + i...: 512 contiguous bytes per
+// instruction. Lane i's own 16 pixels, though, are uint4 C*i .. C*i + C-1, so
+// the warp passes them through its own slice of shared memory (a __syncwarp,
+// no block barrier) and the lane then swaps bytes between planes in registers
+// with __byte_perm (PRMT), per 16 pixels: 8 for 2 channels, 24 for 3, 32
+// for 4 (four 4 x 4 byte transposes).
+//
+// Shared memory bank pattern: a 16-byte access is served a quarter-warp (8
+// lanes, 128 bytes) at a time, conflict-free when the 8 lanes touch 8
+// different 16-byte columns, i.e. units (16-byte index) that differ mod 8.
+// The global side touches units 32k + lane: consecutive, fine. The pixel side
+// touches units C*lane + k: for C = 3 the 8 lanes of a quarter step by 3,
+// and 3 is odd, so 3*lane mod 8 hits all 8 columns (a stride of 12 words,
+// conflict-free). For C = 2 and 4 the stride is even (2- and 4-way
+// conflicts), so those store unit u at u ^ ((u >> 3) & 7): the XOR stays
+// inside u's row of 8 columns, is a permutation of the 8 consecutive units of
+// the global side, and sends the C*lane + k of a quarter to 8 columns.
+//
+// Chunks start at multiples of 512 pixels, so with planes and the
+// interleaved buffer 16-byte aligned every vector is aligned. The last,
+// partial chunk (and any misaligned call) is copied byte by byte, never
+// touching a byte past `pixels` (planes) or `pixels * channels`
+// (interleaved).
 #include "device.cuh"
 #include "kernels.h"
 
 constexpr int LAYOUT_THREADS = 256;
-constexpr int LAYOUT_PIXELS = 1024; // per block: 4 per thread
-static_assert(LAYOUT_PIXELS == 4 * LAYOUT_THREADS, "each thread moves one word per plane");
-// Tiles start at multiples of LAYOUT_PIXELS pixels, so both sides of a full
-// tile are 4-byte aligned (planes are allocated 256-byte aligned).
+constexpr int LAYOUT_WARPS = LAYOUT_THREADS / 32;
+constexpr int LAYOUT_LANE_PIXELS = 16; // one uint4 per plane per lane
+constexpr int LAYOUT_WARP_PIXELS = 32 * LAYOUT_LANE_PIXELS;
+constexpr int LAYOUT_PIXELS = LAYOUT_WARPS * LAYOUT_WARP_PIXELS; // per block
+static_assert(LAYOUT_THREADS % 32 == 0, "whole warps");
+static_assert(LAYOUT_LANE_PIXELS == (int)sizeof(uint4), "a lane's pixels fill one uint4 per plane");
+static_assert(LAYOUT_PIXELS == 4096, "the launcher's grid assumes this chunking");
 
-__global__ void deinterleave_kernel(const uint8_t *__restrict__ src, gpuimg_dplanes dst,
-                                    int channels, size_t pixels)
+// swizzle_unit: where 16-byte unit u of a warp's interleaved chunk lives in
+// its shared slice (see the header: identity for odd C, an XOR within each
+// row of 8 units for even C). Called by both sides of the staging; a
+// permutation of [0, 32 * C).
+template <int C> __device__ __forceinline__ int swizzle_unit(int u)
 {
-    __shared__ uint32_t s_words[LAYOUT_PIXELS]; // up to 4 bytes per pixel
-    uint8_t *s_bytes = reinterpret_cast<uint8_t *>(s_words);
-    size_t first = (size_t)blockIdx.x * LAYOUT_PIXELS;
-    int count = (int)min((size_t)LAYOUT_PIXELS, pixels - first);
-    int nbytes = count * channels;
-    const uint8_t *tile = src + first * channels;
-    if (count == LAYOUT_PIXELS) {
-        const uint32_t *w = reinterpret_cast<const uint32_t *>(tile);
-        for (int i = threadIdx.x; i < nbytes / 4; i += LAYOUT_THREADS)
-            s_words[i] = w[i];
-    } else {
-        for (int i = threadIdx.x; i < nbytes; i += LAYOUT_THREADS)
-            s_bytes[i] = tile[i];
+    return C % 2 ? u : u ^ ((u >> 3) & 7);
+}
+
+// gather_bytes: byte k of the result is byte p_k of the little-endian byte
+// string w[] (p_k < 4 * N). Called with positions that are compile-time
+// constants after unrolling, so the branches fold: one PRMT when the four
+// bytes lie in at most two words, two for three words, three for four.
+template <int N>
+__device__ __forceinline__ uint32_t gather_bytes(const uint32_t (&w)[N], int p0, int p1, int p2,
+                                                 int p3)
+{
+    const int p[4] = {p0, p1, p2, p3};
+    int q[4]; // the distinct words, in order of first use
+    int nq = 0;
+    for (int k = 0; k < 4; k++) {
+        bool seen = false;
+        for (int j = 0; j < nq; j++)
+            seen = seen || q[j] == p[k] >> 2;
+        if (!seen)
+            q[nq++] = p[k] >> 2;
     }
-    __syncthreads();
-    int p = 4 * threadIdx.x; // this thread's four consecutive pixels
-    for (int c = 0; c < channels; c++) {
-        if (p + 3 < count) {
-            uint32_t word = s_bytes[p * channels + c] | s_bytes[(p + 1) * channels + c] << 8 |
-                            s_bytes[(p + 2) * channels + c] << 16 |
-                            (uint32_t)s_bytes[(p + 3) * channels + c] << 24;
-            *reinterpret_cast<uint32_t *>(dst.p[c] + first + p) = word;
-        } else {
-            for (int k = p; k < count; k++)
-                dst.p[c][first + k] = s_bytes[k * channels + c];
+    // Selector nibble for slot k from the pair (x, y) of words, or 0 (a
+    // placeholder overwritten by a later PRMT) when the byte is in neither.
+    auto sel = [&](int x, int y) {
+        unsigned s = 0;
+        for (int k = 0; k < 4; k++) {
+            int wk = p[k] >> 2;
+            unsigned nib = wk == x ? (p[k] & 3) : wk == y ? 4 + (p[k] & 3) : 0;
+            s |= nib << (4 * k);
+        }
+        return s;
+    };
+    if (nq == 1) {
+        unsigned s = sel(q[0], q[0]);
+        return s == 0x3210 ? w[q[0]] : __byte_perm(w[q[0]], 0, s);
+    }
+    uint32_t r = __byte_perm(w[q[0]], w[q[1]], sel(q[0], q[1]));
+    if (nq == 2)
+        return r;
+    // Slots already right in r keep their byte (selector k); the rest come
+    // from the third word, or from a PRMT of the third and fourth.
+    unsigned keep = 0, take = nq == 3 ? sel(-1, q[2]) : 0;
+    for (int k = 0; k < 4; k++) {
+        int wk = p[k] >> 2;
+        bool in_r = wk == q[0] || wk == q[1];
+        keep |= (in_r ? (unsigned)k : 4u + k) << (4 * k);
+        if (nq == 3 && in_r)
+            take = (take & ~(0xfu << (4 * k))) | (unsigned)k << (4 * k);
+    }
+    if (nq == 3)
+        return __byte_perm(r, w[q[2]], take);
+    uint32_t r2 = __byte_perm(w[q[2]], w[q[3]], sel(q[2], q[3]));
+    return __byte_perm(r, r2, keep);
+}
+
+__device__ __forceinline__ uint32_t get_word(const uint4 &v, int i)
+{
+    return i == 0 ? v.x : i == 1 ? v.y : i == 2 ? v.z : v.w;
+}
+
+template <int N> __device__ __forceinline__ void unpack(const uint4 (&v)[N], uint32_t (&w)[4 * N])
+{
+#pragma unroll
+    for (int k = 0; k < N; k++) {
+        w[4 * k] = v[k].x;
+        w[4 * k + 1] = v[k].y;
+        w[4 * k + 2] = v[k].z;
+        w[4 * k + 3] = v[k].w;
+    }
+}
+
+template <int C>
+__global__ void __launch_bounds__(LAYOUT_THREADS)
+    deinterleave_kernel(const uint8_t *__restrict__ src, gpuimg_dplanes dst, size_t pixels,
+                        bool aligned)
+{
+    __shared__ uint4 s_units[LAYOUT_WARPS][32 * C];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    size_t first = ((size_t)blockIdx.x * LAYOUT_WARPS + warp) * LAYOUT_WARP_PIXELS;
+    if (first >= pixels)
+        return;
+    size_t end = min(pixels, first + LAYOUT_WARP_PIXELS);
+    if (!aligned || end - first < LAYOUT_WARP_PIXELS) {
+        // The partial chunk: bytes, still consecutive lanes on consecutive pixels.
+        for (size_t p = first + lane; p < end; p += 32)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                dst.p[c][p] = src[p * C + c];
+        return;
+    }
+    const uint4 *in = reinterpret_cast<const uint4 *>(src + first * C);
+    uint4 v[C];
+#pragma unroll
+    for (int k = 0; k < C; k++)
+        v[k] = in[32 * k + lane];
+    if constexpr (C > 1) {
+        uint4 *s = s_units[warp];
+#pragma unroll
+        for (int k = 0; k < C; k++)
+            s[swizzle_unit<C>(32 * k + lane)] = v[k];
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < C; k++)
+            v[k] = s[swizzle_unit<C>(C * lane + k)];
+    }
+    uint32_t w[4 * C]; // this lane's 16 pixels, interleaved
+    unpack(v, w);
+    if constexpr (C == 4) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            // v[k] is pixels 4k .. 4k + 3, a 4 x 4 block whose columns are the planes.
+            uint32_t a[4] = {w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]}, o[4];
+            transpose4x4(a, o);
+            v[k] = make_uint4(o[0], o[1], o[2], o[3]);
+        }
+#pragma unroll
+        for (int c = 0; c < 4; c++) // word k of plane c is column c of block k
+            reinterpret_cast<uint4 *>(dst.p[c] + first)[lane] = make_uint4(
+                get_word(v[0], c), get_word(v[1], c), get_word(v[2], c), get_word(v[3], c));
+    } else {
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            uint32_t o[4]; // word j: pixels 4j .. 4j + 3 of plane c
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int p = 4 * j * C + c;
+                o[j] = gather_bytes(w, p, p + C, p + 2 * C, p + 3 * C);
+            }
+            reinterpret_cast<uint4 *>(dst.p[c] + first)[lane] = make_uint4(o[0], o[1], o[2], o[3]);
         }
     }
 }
 
-__global__ void interleave_kernel(gpuimg_dplanes src, uint8_t *__restrict__ dst, int channels,
-                                  size_t pixels)
+template <int C>
+__global__ void __launch_bounds__(LAYOUT_THREADS)
+    interleave_kernel(gpuimg_dplanes src, uint8_t *__restrict__ dst, size_t pixels, bool aligned)
 {
-    __shared__ uint32_t s_words[LAYOUT_PIXELS];
-    uint8_t *s_bytes = reinterpret_cast<uint8_t *>(s_words);
-    size_t first = (size_t)blockIdx.x * LAYOUT_PIXELS;
-    int count = (int)min((size_t)LAYOUT_PIXELS, pixels - first);
-    int nbytes = count * channels;
-    int p = 4 * threadIdx.x;
-    for (int c = 0; c < channels; c++) {
-        if (p + 3 < count) {
-            uint32_t word = *reinterpret_cast<const uint32_t *>(src.p[c] + first + p);
-            for (int k = 0; k < 4; k++)
-                s_bytes[(p + k) * channels + c] = (uint8_t)(word >> (8 * k));
-        } else {
-            for (int k = p; k < count; k++)
-                s_bytes[k * channels + c] = src.p[c][first + k];
+    __shared__ uint4 s_units[LAYOUT_WARPS][32 * C];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    size_t first = ((size_t)blockIdx.x * LAYOUT_WARPS + warp) * LAYOUT_WARP_PIXELS;
+    if (first >= pixels)
+        return;
+    size_t end = min(pixels, first + LAYOUT_WARP_PIXELS);
+    if (!aligned || end - first < LAYOUT_WARP_PIXELS) {
+        for (size_t p = first + lane; p < end; p += 32)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                dst[p * C + c] = src.p[c][p];
+        return;
+    }
+    uint4 v[C];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        v[c] = reinterpret_cast<const uint4 *>(src.p[c] + first)[lane];
+    uint32_t w[4 * C]; // word 4c + j: pixels 4j .. 4j + 3 of plane c
+    unpack(v, w);
+    if constexpr (C == 4) {
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            // Word k of the 4 planes is a 4 x 4 block; its columns are pixels 4k .. 4k + 3.
+            uint32_t a[4] = {w[k], w[4 + k], w[8 + k], w[12 + k]}, o[4];
+            transpose4x4(a, o);
+            v[k] = make_uint4(o[0], o[1], o[2], o[3]);
+        }
+    } else {
+#pragma unroll
+        for (int k = 0; k < C; k++) {
+            uint32_t o[4]; // interleaved bytes 16k + 4j .. 16k + 4j + 3 of this lane's pixels
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                int p[4];
+#pragma unroll
+                for (int b = 0; b < 4; b++) {
+                    int n = 16 * k + 4 * j + b; // pixel n / C, plane n % C
+                    p[b] = 16 * (n % C) + n / C;
+                }
+                o[j] = gather_bytes(w, p[0], p[1], p[2], p[3]);
+            }
+            v[k] = make_uint4(o[0], o[1], o[2], o[3]);
         }
     }
-    __syncthreads();
-    uint8_t *tile = dst + first * channels;
-    if (count == LAYOUT_PIXELS) {
-        uint32_t *w = reinterpret_cast<uint32_t *>(tile);
-        for (int i = threadIdx.x; i < nbytes / 4; i += LAYOUT_THREADS)
-            w[i] = s_words[i];
-    } else {
-        for (int i = threadIdx.x; i < nbytes; i += LAYOUT_THREADS)
-            tile[i] = s_bytes[i];
+    if constexpr (C > 1) {
+        uint4 *s = s_units[warp];
+#pragma unroll
+        for (int k = 0; k < C; k++)
+            s[swizzle_unit<C>(C * lane + k)] = v[k];
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < C; k++)
+            v[k] = s[swizzle_unit<C>(32 * k + lane)];
     }
+    uint4 *out = reinterpret_cast<uint4 *>(dst + first * C);
+#pragma unroll
+    for (int k = 0; k < C; k++)
+        out[32 * k + lane] = v[k];
+}
+
+// Vectors are only valid when every chunk start is 16-byte aligned.
+static bool aligned16(const void *p)
+{
+    return (uintptr_t)p % 16 == 0;
 }
 
 extern "C" cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dplanes dst,
@@ -85,8 +256,25 @@ extern "C" cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dp
 {
     if (pixels == 0)
         return cudaSuccess;
-    deinterleave_kernel<<<ceil_div((long long)pixels, LAYOUT_PIXELS), LAYOUT_THREADS, 0,
-                          stream>>>(d_src, dst, channels, pixels);
+    bool aligned = aligned16(d_src);
+    for (int c = 0; c < channels && c < 4; c++)
+        aligned = aligned && aligned16(dst.p[c]);
+    int blocks = ceil_div((long long)pixels, LAYOUT_PIXELS);
+    switch (channels) {
+    case 1:
+        deinterleave_kernel<1><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+        break;
+    case 2:
+        deinterleave_kernel<2><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+        break;
+    case 3:
+        deinterleave_kernel<3><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+        break;
+    case 4:
+        deinterleave_kernel<4><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+        break;
+    default: return cudaErrorInvalidValue;
+    }
     return cudaGetLastError();
 }
 
@@ -95,7 +283,24 @@ extern "C" cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_ds
 {
     if (pixels == 0)
         return cudaSuccess;
-    interleave_kernel<<<ceil_div((long long)pixels, LAYOUT_PIXELS), LAYOUT_THREADS, 0, stream>>>(
-        src, d_dst, channels, pixels);
+    bool aligned = aligned16(d_dst);
+    for (int c = 0; c < channels && c < 4; c++)
+        aligned = aligned && aligned16(src.p[c]);
+    int blocks = ceil_div((long long)pixels, LAYOUT_PIXELS);
+    switch (channels) {
+    case 1:
+        interleave_kernel<1><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+        break;
+    case 2:
+        interleave_kernel<2><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+        break;
+    case 3:
+        interleave_kernel<3><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+        break;
+    case 4:
+        interleave_kernel<4><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+        break;
+    default: return cudaErrorInvalidValue;
+    }
     return cudaGetLastError();
 }

@@ -1,23 +1,36 @@
 // SPDX-License-Identifier: MIT
 // Separable stencils: the Gaussian blur (float weights, float intermediate
-// that is never rounded) and the box mean (exact integer window sums, so the
-// result is identical to the CPU's).
+// that is never rounded) and the box mean (exact integer window sums).
 //
-// Row pass: a block covers ROW_TILE_W outputs of ROW_TILE_H rows and stages
-// each row with its halo of `radius` samples on either side in shared memory
-// (borders mapped while loading, so the inner loop has no tests). The halo is
-// sized from the radius: up to 1000 gives ROW_TILE_H * (128 + 2000) * 4 bytes
-// = 34 KB, within the 48 KB a block may take without opting in.
+// Radii up to FUSED_MAX_RADIUS (every blur up to sigma 10, every box up to
+// 32) run in one fused kernel: a block loads its 64 x 64 output tile's input
+// with a halo of `radius` on every side into shared memory as floats, runs
+// the row pass into a second shared tile (64 columns x 64 + 2 radius rows),
+// then the column pass, so only the bytes in and the bytes out touch device
+// memory (the two-pass form moved a 4-byte intermediate through it: five
+// times the bytes). The weights travel as a kernel parameter: every lane
+// uses the same weight at the same step, and the compiler feeds it to the
+// FMAs from the uniform datapath (ULDC), with no load instruction per tap.
 //
-// Column pass: for radii up to COL_SHARED_RADIUS a block stages a
-// COL_TILE_W x (COL_TILE_H + 2 radius) tile, each column read once from
-// global memory; beyond that the tile would not fit, and each thread sums its
-// column straight from global memory: a warp still reads 32 consecutive
-// values per tap (coalesced), and L2 holds the rows that neighbours share.
+// Register blocking: a row-pass thread makes 4 neighbouring outputs from a
+// sliding window of 8 floats (two 16-byte shared loads per 4 taps, 16 FMAs),
+// a column-pass thread makes 8 outputs down 2 columns from one 8-byte load
+// per input row (16 FMAs per load), so the FMA pipe, not shared memory, is
+// the limit. The box sums integers below 2^24 in float, which is exact.
+//
+// Larger radii keep the two-pass form below: a row pass into a global
+// intermediate, then a column pass that stages a COL_TILE_W x (COL_TILE_H +
+// 2 radius) tile for radii up to COL_SHARED_RADIUS, or sums straight from
+// global memory beyond (a warp still reads 32 consecutive values per tap,
+// and L2 holds the rows that neighbours share). Those passes round each
+// product on its own and sum in the CPU's order, as the CPU does; the fused
+// kernel uses FMA (one rounding per tap), which SPEC §4 allows for float
+// filters (at most 1 apart in at most 0.1% of values).
 #include "device.cuh"
 #include "kernels.h"
 
 constexpr int MAX_RADIUS = 1000;
+constexpr int FUSED_MAX_RADIUS = 32;
 constexpr int ROW_TILE_W = 128;
 constexpr int ROW_TILE_H = 4;
 constexpr int COL_TILE_W = 32;
@@ -25,7 +38,8 @@ constexpr int COL_TILE_H = 32;
 constexpr int COL_THREADS_Y = 8; // each thread produces COL_TILE_H / 8 outputs
 constexpr int COL_SHARED_RADIUS = 64;
 static_assert(ROW_TILE_H * (ROW_TILE_W + 2 * MAX_RADIUS) * 4 <= 48 * 1024, "row tile fits");
-static_assert((COL_TILE_H + 2 * COL_SHARED_RADIUS) * COL_TILE_W * 4 <= 48 * 1024, "column tile fits");
+static_assert((COL_TILE_H + 2 * COL_SHARED_RADIUS) * COL_TILE_W * 4 <= 48 * 1024,
+              "column tile fits");
 static_assert(COL_TILE_H % COL_THREADS_Y == 0, "whole outputs per thread");
 static_assert(2 * MAX_RADIUS + 1 <= GPUIMG_CUDA_MAX_WEIGHTS, "the weight buffer holds any blur");
 
@@ -40,11 +54,17 @@ static_assert(2 * MAX_RADIUS + 1 <= GPUIMG_CUDA_MAX_WEIGHTS, "the weight buffer 
 // same weight at the same step: one L1 broadcast.
 struct BlurMath {
     using Acc = float;
-    __device__ static float tap(const float *w, int k, float v) { return __fmul_rn(w[k], v); }
+    __device__ static float tap(const float *w, int k, float v)
+    {
+        return __fmul_rn(w[k], v);
+    }
 };
 struct BoxMath {
     using Acc = uint32_t;
-    __device__ static uint32_t tap(const float *, int, uint32_t v) { return v; }
+    __device__ static uint32_t tap(const float *, int, uint32_t v)
+    {
+        return v;
+    }
 };
 
 template <typename Math>
@@ -131,6 +151,178 @@ __global__ void column_pass_global(const typename Math::Acc *__restrict__ tmp,
     dst[(size_t)y * w + x] = finish(acc, area);
 }
 
+// ---- the fused kernel ----
+
+constexpr int FUSED_TILE = 64;   // outputs per block in each direction
+constexpr int FUSED_ROWS_Y = 16; // row pass: 16 lanes x 4 outputs span a tile row
+constexpr int FUSED_THREADS = 256;
+constexpr int FUSED_COL_OUT = 8; // column pass: outputs per thread, down a column pair
+constexpr int FUSED_MAX_TAPS = 2 * FUSED_MAX_RADIUS + 1;
+static_assert(FUSED_TILE / 4 * FUSED_ROWS_Y == FUSED_THREADS, "row pass: a tile row per 16 lanes");
+static_assert(32 * 2 == FUSED_TILE && FUSED_THREADS / 32 * FUSED_COL_OUT == FUSED_TILE,
+              "column pass: 32 lanes x 2 columns, 8 warps x 8 rows cover the tile");
+static_assert(FUSED_MAX_RADIUS == GPUIMG_CUDA_FUSED_RADIUS, "one limit, published in kernels.h");
+static_assert((FUSED_TILE + 2 * FUSED_MAX_RADIUS) * (FUSED_TILE + 2 * FUSED_MAX_RADIUS) * 255.0 <
+                  16777216.0,
+              "box sums stay exact integers in float");
+
+struct Taps {
+    float w[FUSED_MAX_TAPS];
+};
+
+// The input tile's row length in floats: the tile's columns and both halos,
+// and room for the row pass's last 16-byte read past them; a multiple of 4
+// so every thread's window starts 16-byte aligned.
+__host__ __device__ constexpr int fused_in_pitch(int radius)
+{
+    return (FUSED_TILE + 2 * radius + 3) / 4 * 4 + 4;
+}
+
+__host__ __device__ constexpr size_t fused_shared_bytes(int radius)
+{
+    return (size_t)(FUSED_TILE + 2 * radius) * (fused_in_pitch(radius) + FUSED_TILE) * 4;
+}
+
+// The final store: blur rounds its float; box divides its exact sum by the
+// window area with round-half-up in integers.
+struct BlurFinish {
+    __device__ uint8_t operator()(float acc) const
+    {
+        return store_u8(acc);
+    }
+};
+struct BoxFinish {
+    uint32_t area;
+    __device__ uint8_t operator()(float acc) const
+    {
+        return (uint8_t)((2ull * (uint32_t)acc + area) / (2ull * area));
+    }
+};
+
+// One row-pass step of 4 taps starting at tap k for 4 outputs: v holds the
+// 8 inputs from the first output's tap k on. `count` < 4 only at the end.
+__device__ __forceinline__ void row_taps(float acc[4], const float v[8], const Taps &t, int k,
+                                         int count)
+{
+#pragma unroll
+    for (int kk = 0; kk < 4; kk++) {
+        if (kk < count) {
+            float wt = t.w[k + kk];
+#pragma unroll
+            for (int j = 0; j < 4; j++)
+                acc[j] = fmaf(wt, v[j + kk], acc[j]);
+        }
+    }
+}
+
+template <typename Finish>
+__global__ void __launch_bounds__(FUSED_THREADS)
+    fused_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
+                 int radius, gpuimg_border border, const Taps taps_w, Finish finish)
+{
+    extern __shared__ __align__(16) float s_fused[];
+    const int taps = 2 * radius + 1, rows = FUSED_TILE + 2 * radius;
+    const int in_pitch = fused_in_pitch(radius);
+    float *s_in = s_fused;                    // rows x in_pitch: the input with its halo
+    float *s_mid = s_fused + rows * in_pitch; // rows x FUSED_TILE: the row pass
+    const int x0 = blockIdx.x * FUSED_TILE, y0 = blockIdx.y * FUSED_TILE;
+    const int tid = threadIdx.x;
+    load_tile_f32(src, w, h, border, x0 - radius, y0 - radius, rows, FUSED_TILE + 2 * radius, s_in,
+                  in_pitch);
+    __syncthreads();
+
+    // Row pass: lane group (16 lanes) per tile row, 4 outputs per lane; a
+    // quarter-warp's 16-byte reads cover 128 consecutive bytes (no conflicts).
+    {
+        const int c = tid % (FUSED_TILE / 4);
+        for (int r = tid / (FUSED_TILE / 4); r < rows; r += FUSED_ROWS_Y) {
+            const float4 *in = reinterpret_cast<const float4 *>(s_in + r * in_pitch) + c;
+            float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+            float4 a = in[0];
+            int k = 0;
+            for (; k + 4 <= taps; k += 4) {
+                float4 b = in[k / 4 + 1];
+                const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                row_taps(acc, v, taps_w, k, 4);
+                a = b;
+            }
+            if (k < taps) {
+                float4 b = in[k / 4 + 1];
+                const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                row_taps(acc, v, taps_w, k, taps - k);
+            }
+            reinterpret_cast<float4 *>(s_mid + r * FUSED_TILE)[c] =
+                make_float4(acc[0], acc[1], acc[2], acc[3]);
+        }
+    }
+    __syncthreads();
+
+    // Column pass: lane L owns columns 2L, 2L + 1 (8-byte reads, a warp's
+    // 256 bytes consecutive: no conflicts); warp wid owns 8 output rows. Each
+    // input row read feeds all 8 outputs: weight i of the register window
+    // is w[q - i] (zero before the first tap and past the last).
+    const int lane = tid & 31, o0 = (tid / 32) * FUSED_COL_OUT;
+    float2 acc[FUSED_COL_OUT];
+    float wr[FUSED_COL_OUT];
+#pragma unroll
+    for (int i = 0; i < FUSED_COL_OUT; i++) {
+        acc[i] = make_float2(0.0f, 0.0f);
+        wr[i] = 0.0f;
+    }
+    const float2 *col = reinterpret_cast<const float2 *>(s_mid + o0 * FUSED_TILE) + lane;
+#pragma unroll 8
+    for (int q = 0; q < taps + FUSED_COL_OUT - 1; q++) {
+        float2 m = col[q * (FUSED_TILE / 2)];
+#pragma unroll
+        for (int i = FUSED_COL_OUT - 1; i > 0; i--)
+            wr[i] = wr[i - 1];
+        wr[0] = q < taps ? taps_w.w[q] : 0.0f;
+#pragma unroll
+        for (int i = 0; i < FUSED_COL_OUT; i++) {
+            acc[i].x = fmaf(wr[i], m.x, acc[i].x);
+            acc[i].y = fmaf(wr[i], m.y, acc[i].y);
+        }
+    }
+    const int x = x0 + 2 * lane;
+    if (x >= w)
+        return;
+#pragma unroll
+    for (int i = 0; i < FUSED_COL_OUT; i++) {
+        int y = y0 + o0 + i;
+        if (y >= h)
+            break;
+        uint8_t *out = dst + (size_t)y * w + x;
+        uint8_t lo = finish(acc[i].x), hi = finish(acc[i].y);
+        if (x + 1 < w && ((size_t)out & 1) == 0)
+            *reinterpret_cast<uint16_t *>(out) = (uint16_t)(lo | hi << 8);
+        else {
+            out[0] = lo;
+            if (x + 1 < w)
+                out[1] = hi;
+        }
+    }
+}
+
+template <typename Finish>
+static cudaError_t run_fused(const uint8_t *d_src, uint8_t *d_dst, const Taps &t, int w, int h,
+                             int radius, gpuimg_border border, Finish finish, cudaStream_t stream)
+{
+    size_t shared = fused_shared_bytes(radius);
+    // Above 48 KB a kernel must opt in. The attribute belongs to the
+    // function in the current device's context, so it is set at each launch
+    // (batch drives several devices) rather than once per process.
+    if (shared > 48 * 1024) {
+        cudaError_t err = cudaFuncSetAttribute(
+            fused_kernel<Finish>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+        if (err != cudaSuccess)
+            return err;
+    }
+    dim3 grid(ceil_div(w, FUSED_TILE), ceil_div(h, FUSED_TILE));
+    fused_kernel<Finish>
+        <<<grid, FUSED_THREADS, shared, stream>>>(d_src, d_dst, w, h, radius, border, t, finish);
+    return cudaGetLastError();
+}
+
 template <typename Math>
 static cudaError_t run_separable(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
                                  const float *d_weights, int w, int h, int radius,
@@ -159,17 +351,25 @@ static cudaError_t run_separable(const uint8_t *d_src, uint8_t *d_dst, void *d_t
     return cudaGetLastError();
 }
 
-extern "C" size_t gpuimg__cuda_separable_scratch(int w, int h)
+extern "C" size_t gpuimg__cuda_separable_scratch(int w, int h, int radius)
 {
+    if (radius <= FUSED_MAX_RADIUS)
+        return 0;                     // the fused kernel keeps its intermediate on chip
     return (size_t)w * (size_t)h * 4; // float or uint32 per pixel
 }
 
 extern "C" cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp,
-                                         const float *d_weights, int w, int h, int radius,
-                                         gpuimg_border border, cudaStream_t stream)
+                                         const float *weights, const float *d_weights, int w, int h,
+                                         int radius, gpuimg_border border, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
+    if (radius <= FUSED_MAX_RADIUS) {
+        Taps t;
+        for (int k = 0; k <= 2 * radius; k++)
+            t.w[k] = weights[k];
+        return run_fused(d_src, d_dst, t, w, h, radius, border, BlurFinish{}, stream);
+    }
     return run_separable<BlurMath>(d_src, d_dst, d_tmp, d_weights, w, h, radius, border, stream);
 }
 
@@ -179,5 +379,12 @@ extern "C" cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, vo
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
+    if (radius <= FUSED_MAX_RADIUS) {
+        Taps t;
+        for (int k = 0; k <= 2 * radius; k++)
+            t.w[k] = 1.0f;
+        uint32_t area = (uint32_t)(2 * radius + 1) * (uint32_t)(2 * radius + 1);
+        return run_fused(d_src, d_dst, t, w, h, radius, border, BoxFinish{area}, stream);
+    }
     return run_separable<BoxMath>(d_src, d_dst, d_tmp, nullptr, w, h, radius, border, stream);
 }
