@@ -125,12 +125,8 @@ static int op_sobel(bench_ctx *c, void *, int i)
 }
 static int op_move(bench_ctx *c, void *a, int i)
 {
-    gpuimg_move move = *(gpuimg_move *)a;
-    for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_move(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], BENCH_W, BENCH_H,
-                              move, c->stream) != cudaSuccess)
-            return 1;
-    return 0;
+    return gpuimg__cuda_move(planes_of(c->in[i % BENCH_BUFFERS].plane), planes_of(c->out_plane), 3,
+                             BENCH_W, BENCH_H, *(gpuimg_move *)a, c->stream) != cudaSuccess;
 }
 static int histograms(bench_ctx *c, scratch *s, uint8_t *const p[3])
 {
@@ -281,7 +277,7 @@ int main(int argc, char **argv)
     memset(s, 0, sizeof s);
     void *tmp;
     unsigned long long *small;
-    CHECK(cudaMalloc(&tmp, 5 * N * sizeof(double)));
+    CHECK(cudaMalloc(&tmp, N * sizeof(float))); // a two-pass blur's intermediate (radius > 32)
     CHECK(cudaMalloc(&small, (3 * 256 + 16) * sizeof(unsigned long long)));
     c.counts = small;
     uint8_t *lut;

@@ -2,45 +2,124 @@
 // compare's metrics: differences over all channels (one pass, then a block
 // reduction and one atomic per quantity and block), and SSIM.
 //
+// Differences read 16 pixels of every plane per thread (one 16-byte load
+// per plane) and work on four bytes at a time with the SIMD video
+// intrinsics; the sums stay exact integers. Planes not aligned to 16 bytes,
+// and the last n % 16 pixels, take a plain per-pixel loop.
+//
 // SSIM follows the CPU reference (src/cpu/compare.c): only pixels at least
 // SSIM_RADIUS from every edge are averaged, and their 11 x 11 windows lie
-// inside the image, so no border is ever read. The five window sums
-// (x, y, x², y², xy) are separable Gaussian passes: a row pass writes the
-// five horizontal sums of every row for the inner columns (double, so the
-// figure matches the float64 reference to ~1e-12), a column pass finishes
-// the sums, evaluates SSIM per pixel and reduces the block's total into one
-// double atomic.
+// inside the image, so no border is ever read. One fused kernel per plane:
+// a block stages its tile of a and b plus the 5-pixel halo in shared memory,
+// runs the horizontal Gaussian pass for the five quantities (x, y, x², y²,
+// xy) into shared memory, then the vertical pass, evaluates SSIM per pixel
+// and adds the block's total into one double atomic. Nothing goes through
+// global memory but the two images.
+//
+// Precision. The figure must match the float64 reference to 1e-9, and the
+// variances are differences of ~65025-sized terms (x² window sum minus the
+// squared mean), so every window sum is accumulated in double: float would
+// leave errors of ~1e-2 in the variances. The arithmetic is arranged so the
+// double work is the minimum the separable filter needs:
+//  - the window is symmetric, so the horizontal pass first adds the two
+//    pixels (or squares, or products) at equal distance from the centre in
+//    exact integers, halving the double multiply-adds (6 instead of 11);
+//  - those integers (n < 2^9 for x, y; n < 2^17 for the products) become
+//    doubles without a conversion instruction (64-bit conversions run at a
+//    quarter of the DFMA rate): n shifted into the high word of 2^k gives
+//    exactly 2^k + n. The constant 2^k rides through both passes as a known
+//    offset (2^k · Σ pair weights · Σ g) subtracted once per pixel; it keeps
+//    the magnitudes where the reference's own are, so the rounding stays at
+//    ~1e-11 on the second moments and ~1e-13 on the means;
+//  - the vertical pass keeps 11 taps in double (its inputs are no longer
+//    integers); each thread runs down a strip of SSIM_STRIP rows so that
+//    every value it loads feeds up to 11 outputs from registers;
+//  - the per-pixel quotient uses the hardware reciprocal estimate refined by
+//    one cubic Newton step (relative error far below 1e-15 of a value <= 1).
+// Per output pixel that is 30 · 40/30 (horizontal, halo rows included) + 55
+// (vertical) + ~25 (SSIM) ≈ 121 double instructions (counted in the SASS),
+// against ~180 before (with 22 quarter-rate int-to-double conversions) plus
+// the 40 bytes per pixel of double planes through global memory.
 #include "device.cuh"
 #include "kernels.h"
 
 constexpr int DIFF_THREADS = 256;
+constexpr int DIFF_VEC = 16; // pixels per plane per thread: one uint4
 constexpr int SSIM_RADIUS = GPUIMG_SSIM_RADIUS;
 constexpr int SSIM_TAPS = GPUIMG_SSIM_TAPS;
-constexpr int SSIM_BLOCK_X = 32, SSIM_BLOCK_Y = 8;
 
-// The window, by value: every launch carries its own copy (a __constant__
-// array would be shared by the threads of a batch).
-struct SsimWindow {
-    double g[SSIM_TAPS];
+// Four bytes of |a - b|, per-pixel maxima and the exact sums: the sum of
+// the four differences and of their squares via dp4a (<= 4 · 65025 each).
+struct DiffAcc {
+    unsigned int max4 = 0;
+    unsigned long long differing = 0, sum = 0, squares = 0;
 };
 
-__global__ void diff_kernel(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n, int fuzz,
-                            unsigned long long *__restrict__ out)
+__device__ __forceinline__ unsigned int absdiff4(unsigned int a, unsigned int b)
+{
+    return __vabsdiffu4(a, b);
+}
+
+// threshold: fuzz + 1 clamped to 0..256; a pixel differs when its largest
+// channel difference reaches it (so 256 counts none, 0 counts all).
+__global__ void diff_kernel(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n,
+                            int threshold, bool vectors, unsigned long long *__restrict__ out)
 {
     __shared__ unsigned long long s_part[3][DIFF_THREADS / 32];
     __shared__ unsigned int s_max[DIFF_THREADS / 32];
     unsigned int maxd = 0;
     unsigned long long differing = 0, sum = 0, squares = 0;
-    for (size_t i = (size_t)blockIdx.x * DIFF_THREADS + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * DIFF_THREADS) {
+    size_t first = (size_t)blockIdx.x * DIFF_THREADS + threadIdx.x,
+           stride = (size_t)gridDim.x * DIFF_THREADS;
+    size_t chunks = vectors ? n / DIFF_VEC : 0;
+    unsigned int thr4 = threshold < 256 ? 0x01010101u * (unsigned int)threshold : 0u;
+    for (size_t i = first; i < chunks; i += stride) {
+        uint4 pmax = make_uint4(0, 0, 0, 0);
+        unsigned int s = 0, sq = 0;
+#pragma unroll
+        for (int c = 0; c < 4; c++) { // constant indices keep the planes out of local memory
+            if (c >= channels)
+                break;
+            uint4 va = __ldg(reinterpret_cast<const uint4 *>(a.p[c]) + i);
+            uint4 vb = __ldg(reinterpret_cast<const uint4 *>(b.p[c]) + i);
+            uint4 d = make_uint4(absdiff4(va.x, vb.x), absdiff4(va.y, vb.y), absdiff4(va.z, vb.z),
+                                 absdiff4(va.w, vb.w));
+            s = __dp4a(d.x, 0x01010101u, s);
+            s = __dp4a(d.y, 0x01010101u, s);
+            s = __dp4a(d.z, 0x01010101u, s);
+            s = __dp4a(d.w, 0x01010101u, s);
+            sq = __dp4a(d.x, d.x, sq);
+            sq = __dp4a(d.y, d.y, sq);
+            sq = __dp4a(d.z, d.z, sq);
+            sq = __dp4a(d.w, d.w, sq);
+            pmax.x = __vmaxu4(pmax.x, d.x);
+            pmax.y = __vmaxu4(pmax.y, d.y);
+            pmax.z = __vmaxu4(pmax.z, d.z);
+            pmax.w = __vmaxu4(pmax.w, d.w);
+        }
+        sum += s;
+        squares += sq;
+        if (threshold < 256)
+            differing += (__popc(__vcmpgeu4(pmax.x, thr4)) + __popc(__vcmpgeu4(pmax.y, thr4)) +
+                          __popc(__vcmpgeu4(pmax.z, thr4)) + __popc(__vcmpgeu4(pmax.w, thr4))) /
+                         8;
+        unsigned int m = __vmaxu4(__vmaxu4(pmax.x, pmax.y), __vmaxu4(pmax.z, pmax.w));
+        m = __vmaxu4(m, m >> 16);
+        maxd = max(maxd, __vmaxu4(m, m >> 8) & 0xffu);
+    }
+    // The pixels the vectors leave (all of them when a plane is unaligned).
+    for (size_t i = chunks * DIFF_VEC + first; i < n; i += stride) {
         unsigned int pixel_max = 0;
-        for (int c = 0; c < channels; c++) {
+#pragma unroll
+        for (int c = 0; c < 4; c++) {
+            if (c >= channels)
+                break;
             unsigned int d = abs((int)a.p[c][i] - (int)b.p[c][i]);
             sum += d;
             squares += d * d;
             pixel_max = max(pixel_max, d);
         }
-        differing += pixel_max > (unsigned int)fuzz;
+        differing += (int)pixel_max >= threshold;
         maxd = max(maxd, pixel_max);
     }
     maxd = warp_reduce_max_u32(maxd);
@@ -67,59 +146,224 @@ __global__ void diff_kernel(gpuimg_dplanes a, gpuimg_dplanes b, int channels, si
     }
 }
 
-// Horizontal window sums for the inner columns of every row: out[q] is an
-// inner x h array for quantity q (x, y, x², y², xy).
-__global__ void ssim_rows_kernel(const uint8_t *__restrict__ a, const uint8_t *__restrict__ b,
-                                 int w, int h, double *__restrict__ sums, const SsimWindow win)
+// ---- SSIM ----
+
+// A block computes SSIM_TILE_W x SSIM_TILE_H output pixels (indices into the
+// inner region, whose windows start at the same image coordinates). The
+// horizontal pass covers the tile's SSIM_ROWS input rows in items of
+// SSIM_GROUP adjacent outputs, SSIM_ITEMS_PER_THREAD per thread (one at a
+// time: a larger item keeps too many doubles live and spills); the vertical
+// pass gives each thread one column and a strip of SSIM_STRIP rows.
+constexpr int SSIM_TILE_W = 32, SSIM_TILE_H = 30, SSIM_THREADS = 160;
+constexpr int SSIM_ROWS = SSIM_TILE_H + 2 * SSIM_RADIUS;
+constexpr int SSIM_GROUP = 4, SSIM_SPAN = SSIM_GROUP + 2 * SSIM_RADIUS; // inputs per item
+constexpr int SSIM_GROUPS = SSIM_TILE_W / SSIM_GROUP;                   // items per row
+constexpr int SSIM_ITEMS_PER_THREAD = SSIM_ROWS * SSIM_GROUPS / SSIM_THREADS;
+constexpr int SSIM_STRIP = 6;
+constexpr int SSIM_IN_W = 48;                 // staged bytes per row and image (>= TILE_W + 10)
+constexpr int SSIM_IN_STRIDE = 2 * SSIM_IN_W; // a then b; 96 B keeps the item loads conflict-free
+constexpr int SSIM_PAIRS = SSIM_RADIUS + 1;   // distinct horizontal weights
+constexpr int SSIM_QUANTITIES = 5;            // x, y, x², y², xy
+static_assert(SSIM_TILE_W == 32, "the vertical pass maps one warp to the tile's columns, and the "
+                                 "shared-memory swizzle assumes 16 chunks of two doubles per row");
+static_assert(SSIM_ITEMS_PER_THREAD * SSIM_THREADS == SSIM_ROWS * SSIM_GROUPS,
+              "the horizontal items divide evenly among the threads");
+static_assert(SSIM_TILE_W * (SSIM_TILE_H / SSIM_STRIP) == SSIM_THREADS &&
+                  SSIM_TILE_H % SSIM_STRIP == 0,
+              "one vertical strip each");
+static_assert(SSIM_GROUP == 4 && SSIM_SPAN <= 16 && (SSIM_GROUPS - 1) * 4 + 16 <= SSIM_IN_W,
+              "an item reads four 4-byte words per image, inside the staged row");
+static_assert(SSIM_TILE_W + 2 * SSIM_RADIUS <= SSIM_IN_W, "the staged row holds the halo");
+
+constexpr size_t SSIM_SHARED = (size_t)SSIM_QUANTITIES * SSIM_ROWS * SSIM_TILE_W * sizeof(double) +
+                               (size_t)SSIM_ROWS * SSIM_IN_STRIDE +
+                               SSIM_THREADS / 32 * sizeof(double);
+
+// Offsets of the exact-conversion trick: pair sums of x or y are < 2^9 and
+// ride in 2^9 + n; pair sums of x², y², xy are <= 2 · 255² < 2^17 and ride in
+// 2^17 + n. Each per-pixel value carries half the constant, so the sum of a
+// pair is the high word of the double 2^k + n (low word 0).
+constexpr unsigned int SSIM_HI_MEAN = 0x40800000u; // high word of 2^9
+constexpr unsigned int SSIM_HI_SQ = 0x41000000u;   // high word of 2^17
+constexpr int SSIM_SHIFT_MEAN = 52 - 32 - 9;       // n's place in the high word of 2^9 + n
+constexpr int SSIM_SHIFT_SQ = 52 - 32 - 17;
+static_assert(2 * 255 < (1 << 9) && 2 * 255 * 255 < (1 << 17), "pair sums fit their offsets");
+
+// The window and the constants derived from it, by value: every launch
+// carries its own copy (a __constant__ array would be shared by the threads
+// of a batch).
+struct SsimParams {
+    double g[SSIM_TAPS];     // vertical taps
+    double pair[SSIM_PAIRS]; // horizontal: pair[d] weighs x[c-d] + x[c+d]; pair[0] = g[5]/2
+    double mean_offset;      // what 2^9 adds to a finished x or y window sum
+    double sq_offset;        // what 2^17 adds to a finished x², y² or xy window sum
+    double k_den2;           // c1 + c2 - 2 sq_offset
+    double k_num2;           // c2 - 2 sq_offset
+};
+
+__device__ __forceinline__ double with_high_word(unsigned int hi)
 {
-    int inner = w - 2 * SSIM_RADIUS;
-    int x = blockIdx.x * SSIM_BLOCK_X + threadIdx.x, y = blockIdx.y * SSIM_BLOCK_Y + threadIdx.y;
-    if (x >= inner || y >= h)
-        return;
-    const uint8_t *ra = a + (size_t)y * w + x, *rb = b + (size_t)y * w + x;
-    double s[5] = {0, 0, 0, 0, 0};
-    for (int k = 0; k < SSIM_TAPS; k++) {
-        double g = win.g[k], va = ra[k], vb = rb[k];
-        s[0] += g * va;
-        s[1] += g * vb;
-        s[2] += g * va * va;
-        s[3] += g * vb * vb;
-        s[4] += g * va * vb;
-    }
-    size_t plane = (size_t)inner * h, at = (size_t)y * inner + x;
-    for (int q = 0; q < 5; q++)
-        sums[q * plane + at] = s[q];
+    return __hiloint2double((int)hi, 0);
 }
 
-__global__ void ssim_cols_kernel(const double *__restrict__ sums, int w, int h,
-                                 double *__restrict__ total, const SsimWindow win)
+// Where chunk c (columns 2c, 2c + 1) of a row of the shared planes lives:
+// at chunk c ^ (bit 3 of c). A row stays one contiguous 256-byte span, so the
+// vertical pass's row reads are conflict-free; in the horizontal stores (a
+// quarter-warp writes one chunk for each of the 8 items of a row) items 0-3
+// land on even and items 4-7 on odd 16-byte bank groups.
+__device__ __forceinline__ int ssim_chunk(int c)
 {
-    __shared__ double s_warps[SSIM_BLOCK_X * SSIM_BLOCK_Y / 32];
-    int inner = w - 2 * SSIM_RADIUS, rows = h - 2 * SSIM_RADIUS;
-    int x = blockIdx.x * SSIM_BLOCK_X + threadIdx.x, y = blockIdx.y * SSIM_BLOCK_Y + threadIdx.y;
-    double value = 0.0;
-    if (x < inner && y < rows) {
-        size_t plane = (size_t)inner * h;
-        double m[5] = {0, 0, 0, 0, 0};
-        for (int k = 0; k < SSIM_TAPS; k++) {
-            double g = win.g[k];
-            size_t at = (size_t)(y + k) * inner + x;
-            for (int q = 0; q < 5; q++)
-                m[q] += g * sums[q * plane + at];
-        }
-        const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
-        double ux = m[0], uy = m[1];
-        double vx = m[2] - ux * ux, vy = m[3] - uy * uy, vxy = m[4] - ux * uy;
-        value = ((2 * ux * uy + c1) * (2 * vxy + c2)) / ((ux * ux + uy * uy + c1) * (vx + vy + c2));
+    return c ^ ((c >> 3) & 1);
+}
+
+// Horizontal pass of one item: the five window sums (offset, see above) of
+// SSIM_GROUP adjacent outputs from the SSIM_SPAN staged bytes of a and b,
+// stored to row `row` of the five shared planes. Reads s_in, writes s_h;
+// the caller holds the barriers.
+__device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, int row, double *s_h,
+                                              const SsimParams &p)
+{
+    const unsigned int *wa = reinterpret_cast<const unsigned int *>(s_row + group * SSIM_GROUP);
+    const unsigned int *wb =
+        reinterpret_cast<const unsigned int *>(s_row + SSIM_IN_W + group * SSIM_GROUP);
+    unsigned int ra[4], rb[4];
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+        ra[k] = wa[k], rb[k] = wb[k];
+    unsigned int a[SSIM_SPAN], b[SSIM_SPAN];
+#pragma unroll
+    for (int i = 0; i < SSIM_SPAN; i++) {
+        a[i] = __byte_perm(ra[i / 4], 0, 0x4440 + i % 4);
+        b[i] = __byte_perm(rb[i / 4], 0, 0x4440 + i % 4);
     }
+    double *dst = s_h + row * SSIM_TILE_W;
+#pragma unroll
+    for (int q = 0; q < SSIM_QUANTITIES; q++) {
+        unsigned int v[SSIM_SPAN];
+#pragma unroll
+        for (int i = 0; i < SSIM_SPAN; i++) {
+            switch (q) {
+            case 0: v[i] = (a[i] << SSIM_SHIFT_MEAN) + SSIM_HI_MEAN / 2; break;
+            case 1: v[i] = (b[i] << SSIM_SHIFT_MEAN) + SSIM_HI_MEAN / 2; break;
+            case 2: v[i] = ((a[i] * a[i]) << SSIM_SHIFT_SQ) + SSIM_HI_SQ / 2; break;
+            case 3: v[i] = ((b[i] * b[i]) << SSIM_SHIFT_SQ) + SSIM_HI_SQ / 2; break;
+            default: v[i] = ((a[i] * b[i]) << SSIM_SHIFT_SQ) + SSIM_HI_SQ / 2; break;
+            }
+        }
+        double s[SSIM_GROUP];
+#pragma unroll
+        for (int k = 0; k < SSIM_GROUP; k++) {
+            int c = k + SSIM_RADIUS;
+            s[k] = p.pair[0] * with_high_word(v[c] + v[c]);
+#pragma unroll
+            for (int d = 1; d < SSIM_PAIRS; d++)
+                s[k] = fma(p.pair[d], with_high_word(v[c - d] + v[c + d]), s[k]);
+        }
+        double2 *plane = reinterpret_cast<double2 *>(dst + q * SSIM_ROWS * SSIM_TILE_W);
+#pragma unroll
+        for (int k = 0; k < SSIM_GROUP / 2; k++)
+            plane[ssim_chunk(SSIM_GROUP / 2 * group + k)] = make_double2(s[2 * k], s[2 * k + 1]);
+    }
+}
+
+// SSIM of one pixel from its five offset window sums m (x, y, x², y², xy),
+// as the reference: ((2 ux uy + c1)(2 vxy + c2)) / ((ux² + uy² + c1)(vx + vy + c2)).
+__device__ __forceinline__ double ssim_pixel(const double m[SSIM_QUANTITIES], const SsimParams &p)
+{
+    const double c1 = (0.01 * 255) * (0.01 * 255);
+    double ux = m[0] - p.mean_offset, uy = m[1] - p.mean_offset;
+    double uxuy = ux * uy;
+    double num1 = fma(2.0, uxuy, c1);
+    double den1 = fma(ux, ux, fma(uy, uy, c1));
+    double den2 = (m[2] + m[3] + p.k_den2) - den1;           // vx + vy + c2
+    double num2 = fma(-2.0, uxuy, fma(2.0, m[4], p.k_num2)); // 2 vxy + c2
+    double num = num1 * num2, den = den1 * den2;
+    // den >= c1 · c2 > 0, no denormals. One step r (1 + e + e²), e = 1 - den r,
+    // cubes the estimate's relative error (2^-16 or better becomes < 2^-48).
+    double r;
+    asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(den));
+    double e = fma(-den, r, 1.0);
+    r = fma(r, fma(e, e, e), r);
+    return num * r;
+}
+
+__global__ void __launch_bounds__(SSIM_THREADS, 4)
+    ssim_kernel(const uint8_t *__restrict__ a, const uint8_t *__restrict__ b, int w, int h,
+                double *__restrict__ total, const SsimParams p)
+{
+    extern __shared__ double2 s_raw[];               // 16-byte aligned
+    double *s_h = reinterpret_cast<double *>(s_raw); // [quantity][SSIM_ROWS][SSIM_TILE_W]
+    uint8_t *s_in = reinterpret_cast<uint8_t *>(s_h + SSIM_QUANTITIES * SSIM_ROWS * SSIM_TILE_W);
+    double *s_warps = reinterpret_cast<double *>(s_in + SSIM_ROWS * SSIM_IN_STRIDE);
+
+    int inner_w = w - 2 * SSIM_RADIUS, inner_h = h - 2 * SSIM_RADIUS;
+    int x0 = blockIdx.x * SSIM_TILE_W, y0 = blockIdx.y * SSIM_TILE_H;
+    int tid = threadIdx.x;
+
+    // 1. Stage the tile and its halo: image columns x0 .. x0 + 47, rows
+    // y0 .. y0 + SSIM_ROWS - 1, zero outside the image (those values only
+    // reach outputs outside the inner region, which are not counted).
+    constexpr int WORDS = SSIM_IN_STRIDE / 4;
+    for (int i = tid; i < SSIM_ROWS * WORDS; i += SSIM_THREADS) {
+        int row = i / WORDS, word = i % WORDS;
+        const uint8_t *img = word < WORDS / 2 ? a : b;
+        int x = x0 + 4 * (word % (WORDS / 2)), y = y0 + row;
+        unsigned int v = 0;
+        if (y < h) {
+            const uint8_t *src = img + (size_t)y * (size_t)w;
+#pragma unroll
+            for (int k = 0; k < 4; k++)
+                if (x + k < w)
+                    v |= (unsigned int)__ldg(src + x + k) << (8 * k);
+        }
+        reinterpret_cast<unsigned int *>(s_in)[i] = v;
+    }
+    __syncthreads();
+
+    // 2. Horizontal pass: items (row, group of SSIM_GROUP outputs), one at a time.
+#pragma unroll 1
+    for (int item = tid; item < SSIM_ROWS * SSIM_GROUPS; item += SSIM_THREADS) {
+        int row = item / SSIM_GROUPS, group = item % SSIM_GROUPS;
+        ssim_row_item(s_in + row * SSIM_IN_STRIDE, group, row, s_h, p);
+    }
+    __syncthreads();
+
+    // 3. Vertical pass: column col, output rows r0 .. r0 + SSIM_STRIP - 1,
+    // reading rows r0 .. r0 + SSIM_STRIP + 9 once each.
+    int col = tid % SSIM_TILE_W, r0 = (tid / SSIM_TILE_W) * SSIM_STRIP;
+    int slot = 2 * ssim_chunk(col >> 1) + (col & 1);
+    double m[SSIM_STRIP][SSIM_QUANTITIES];
+#pragma unroll
+    for (int j = 0; j < SSIM_STRIP + SSIM_TAPS - 1; j++) {
+        const double *src = s_h + (r0 + j) * SSIM_TILE_W + slot;
+#pragma unroll
+        for (int q = 0; q < SSIM_QUANTITIES; q++) {
+            double v = src[q * SSIM_ROWS * SSIM_TILE_W];
+#pragma unroll
+            for (int k = 0; k < SSIM_STRIP; k++) {
+                int t = j - k;
+                if (t == 0)
+                    m[k][q] = p.g[0] * v;
+                else if (t > 0 && t < SSIM_TAPS)
+                    m[k][q] = fma(p.g[t], v, m[k][q]);
+            }
+        }
+    }
+    double value = 0.0;
+    if (x0 + col < inner_w) {
+#pragma unroll
+        for (int k = 0; k < SSIM_STRIP; k++)
+            if (y0 + r0 + k < inner_h)
+                value += ssim_pixel(m[k], p);
+    }
+
     value = warp_reduce_sum_f64(value);
-    int tid = threadIdx.y * SSIM_BLOCK_X + threadIdx.x;
     if ((tid & 31) == 0)
         s_warps[tid / 32] = value;
     __syncthreads();
     if (tid == 0) {
         double block = 0.0;
-        for (int k = 0; k < SSIM_BLOCK_X * SSIM_BLOCK_Y / 32; k++)
+        for (int k = 0; k < SSIM_THREADS / 32; k++)
             block += s_warps[k];
         atomicAdd(total, block);
     }
@@ -131,34 +375,54 @@ extern "C" cudaError_t gpuimg__cuda_diff_metrics(gpuimg_dplanes a, gpuimg_dplane
 {
     if (n == 0)
         return cudaSuccess;
-    diff_kernel<<<gpuimg__grid_for(n, DIFF_THREADS), DIFF_THREADS, 0, stream>>>(a, b, channels, n,
-                                                                                fuzz, d_out);
+    bool vectors = true;
+    for (int c = 0; c < channels; c++)
+        vectors = vectors && ((uintptr_t)a.p[c] | (uintptr_t)b.p[c]) % sizeof(uint4) == 0;
+    int threshold = fuzz < 0 ? 0 : fuzz > 255 ? 256 : fuzz + 1;
+    size_t items = vectors ? n / DIFF_VEC + n % DIFF_VEC : n;
+    diff_kernel<<<gpuimg__grid_for(items, DIFF_THREADS), DIFF_THREADS, 0, stream>>>(
+        a, b, channels, n, threshold, vectors, d_out);
     return cudaGetLastError();
 }
 
+// The fused kernel needs no scratch; the query still answers non-zero for
+// every image that has SSIM, since the caller reads 0 as "no SSIM".
 extern "C" size_t gpuimg__cuda_ssim_scratch(int w, int h)
 {
     if (w < SSIM_TAPS || h < SSIM_TAPS)
         return 0;
-    return 5 * (size_t)(w - 2 * SSIM_RADIUS) * (size_t)h * sizeof(double);
+    return sizeof(double);
 }
 
 extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h,
                                          void *d_tmp, double *d_ssim_sum, cudaStream_t stream)
 {
+    (void)d_tmp;
     if (w < SSIM_TAPS || h < SSIM_TAPS)
         return cudaSuccess;
-    SsimWindow win;
-    gpuimg__ssim_window(win.g);
-    cudaError_t err;
-    double *sums = static_cast<double *>(d_tmp);
-    int inner = w - 2 * SSIM_RADIUS;
-    dim3 block(SSIM_BLOCK_X, SSIM_BLOCK_Y);
-    ssim_rows_kernel<<<dim3(ceil_div(inner, SSIM_BLOCK_X), ceil_div(h, SSIM_BLOCK_Y)), block, 0,
-                       stream>>>(d_a, d_b, w, h, sums, win);
-    if ((err = cudaGetLastError()) != cudaSuccess)
+    SsimParams p;
+    gpuimg__ssim_window(p.g);
+    double pairs = 0.0, taps = 0.0;
+    for (int d = 0; d < SSIM_PAIRS; d++) {
+        p.pair[d] = d == 0 ? p.g[SSIM_RADIUS] / 2 : p.g[SSIM_RADIUS - d];
+        pairs += p.pair[d];
+    }
+    for (int k = 0; k < SSIM_TAPS; k++)
+        taps += p.g[k];
+    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    p.mean_offset = 512.0 * pairs * taps;
+    p.sq_offset = 131072.0 * pairs * taps;
+    p.k_den2 = c1 + c2 - 2 * p.sq_offset;
+    p.k_num2 = c2 - 2 * p.sq_offset;
+    // Above 48 KB a kernel must opt in; the attribute belongs to the function
+    // in the current device's context, so it is set at each launch.
+    static_assert(SSIM_SHARED > 48 * 1024, "drop the opt-in if the tile shrinks");
+    cudaError_t err = cudaFuncSetAttribute(ssim_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)SSIM_SHARED);
+    if (err != cudaSuccess)
         return err;
-    ssim_cols_kernel<<<dim3(ceil_div(inner, SSIM_BLOCK_X), ceil_div(h - 2 * SSIM_RADIUS, SSIM_BLOCK_Y)),
-                       block, 0, stream>>>(sums, w, h, d_ssim_sum, win);
+    dim3 grid(ceil_div(w - 2 * SSIM_RADIUS, SSIM_TILE_W),
+              ceil_div(h - 2 * SSIM_RADIUS, SSIM_TILE_H));
+    ssim_kernel<<<grid, SSIM_THREADS, SSIM_SHARED, stream>>>(d_a, d_b, w, h, d_ssim_sum, p);
     return cudaGetLastError();
 }

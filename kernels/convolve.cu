@@ -35,8 +35,8 @@ static_assert(CONV_LANES_X * (CONV_THREADS / CONV_LANES_X) * 4 * CONV_OUT_Y ==
                   CONV_TILE * CONV_TILE,
               "16 x 16 threads of 4 x 4 outputs cover the tile");
 
-// Weights by value: the small capacity keeps launches of common kernels
-// (up to 15 x 15) from copying 16 KB of parameters.
+// Weights by value: the small capacities keep launches of common kernels
+// (up to 16 x 16) from copying 16 KB of parameters.
 template <int CAP> struct ConvTaps {
     float w[CAP];
 };
@@ -44,17 +44,19 @@ constexpr int SMALL_TAPS = 256;
 constexpr int LARGE_TAPS = 4096;
 static_assert(MAX_KERNEL * MAX_KERNEL <= LARGE_TAPS, "the large parameter holds any kernel");
 
-// Tile row length in floats: the tile's columns and both halos, room for a
-// thread's last 16-byte read past them, a multiple of 4 (16-byte aligned).
+// Tile row length in floats: the tile's columns, both halos and
+// load_tile_f32's margins (which also cover a thread's last 16-byte read
+// past the halo), a multiple of 4 (16-byte aligned).
 __host__ __device__ constexpr int conv_pitch(int kw)
 {
-    return (CONV_TILE + kw - 1 + 3) / 4 * 4 + 4;
+    return tile_pitch(CONV_TILE + kw - 1);
 }
 
-// The tile, then the weights with rows padded to a multiple of 4.
+// The margin, the tile, then the weights with rows padded to a multiple of 4.
 __host__ __device__ constexpr size_t conv_shared_bytes(int kw, int kh)
 {
-    return ((size_t)(CONV_TILE + kh - 1) * conv_pitch(kw) + (size_t)kh * ((kw + 3) / 4 * 4)) *
+    return ((size_t)LOAD_MARGIN + (size_t)(CONV_TILE + kh - 1) * conv_pitch(kw) +
+            (size_t)kh * ((kw + 3) / 4 * 4)) *
            sizeof(float);
 }
 static_assert(conv_shared_bytes(MAX_KERNEL, MAX_KERNEL) <= 227 * 1024, "the largest tile fits");
@@ -86,9 +88,17 @@ __device__ __forceinline__ void conv_taps(float acc[CONV_OUT_Y][4], const float 
 }
 
 // Stores 4 neighbouring outputs of one row: one 32-bit store when the row
-// is long enough and the address aligned, else byte by byte.
-__device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y, const uint8_t b[4])
+// is long enough and the address aligned, else byte by byte. `whole`: the
+// block's tile lies inside the image and rows are 4-byte aligned, so the
+// tests are known to pass.
+__device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y, const uint8_t b[4],
+                                       bool whole)
 {
+    if (whole) {
+        *reinterpret_cast<uint32_t *>(dst + (size_t)y * w + x) =
+            b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+        return;
+    }
     if (y >= h || x >= w)
         return;
     uint8_t *out = dst + (size_t)y * w + x;
@@ -96,26 +106,58 @@ __device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y,
         *reinterpret_cast<uint32_t *>(out) = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
         return;
     }
-    for (int c = 0; c < 4 && x + c < w; c++)
-        out[c] = b[c];
+#pragma unroll
+    for (int c = 0; c < 4; c++) // constant indices: b stays in registers
+        if (x + c < w)
+            out[c] = b[c];
 }
 
-template <int CAP>
-__global__ void __launch_bounds__(CONV_THREADS)
+// The taps j .. j + count - 1 of input row r with the kernel's size known at
+// compile time: r, i and j are constants once the loops unroll, so each
+// weight is an FMA operand straight from the parameter (constant bank).
+template <int CAP, int KW, int KH>
+__device__ __forceinline__ void conv_taps_fixed(float acc[CONV_OUT_Y][4], const float v[8],
+                                                const ConvTaps<CAP> &k, int r, int j, int count)
+{
+#pragma unroll
+    for (int i = 0; i < CONV_OUT_Y; i++) {
+        int ki = r - i;
+        if (ki < 0 || ki >= KH)
+            continue;
+#pragma unroll
+        for (int kk = 0; kk < 4; kk++) {
+            if (kk < count) {
+#pragma unroll
+                for (int c = 0; c < 4; c++)
+                    acc[i][c] = fmaf(k.w[ki * KW + j + kk], v[c + kk], acc[i][c]);
+            }
+        }
+    }
+}
+
+// KW, KH > 0: a kernel size with its own unrolled code (3 x 3, 5 x 5,
+// 7 x 7); 0: any size, the weights staged in shared memory.
+template <int CAP, int KW, int KH>
+__global__ void __launch_bounds__(CONV_THREADS, 4)
     convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
-                    int kw, int kh, float scale, float bias, int absolute, gpuimg_border border,
-                    const ConvTaps<CAP> k)
+                    int kw_arg, int kh_arg, float scale, float bias, int absolute,
+                    gpuimg_border border, const ConvTaps<CAP> k)
 {
     extern __shared__ __align__(16) float s_conv[];
+    const int kw = KW > 0 ? KW : kw_arg, kh = KH > 0 ? KH : kh_arg;
     const int pitch = conv_pitch(kw), kw4 = (kw + 3) / 4 * 4;
-    float *s_w = s_conv + (CONV_TILE + kh - 1) * pitch;
-    for (int i = threadIdx.x; i < kh * kw4; i += CONV_THREADS) {
-        int row = i / kw4, col = i - row * kw4;
-        s_w[i] = col < kw ? k.w[row * kw + col] : 0.0f;
-    }
+    float *s_tile = s_conv + LOAD_MARGIN, *s_w = s_tile + (CONV_TILE + kh - 1) * pitch;
+    if (KW == 0)
+        for (int i = threadIdx.x; i < kh * kw4; i += CONV_THREADS) {
+            int row = i / kw4, col = i - row * kw4;
+            s_w[i] = col < kw ? k.w[row * kw + col] : 0.0f;
+        }
     const int x0 = blockIdx.x * CONV_TILE, y0 = blockIdx.y * CONV_TILE;
-    load_tile_f32(src, w, h, border, x0 - kw / 2, y0 - kh / 2, CONV_TILE + kh - 1,
-                  CONV_TILE + kw - 1, s_conv, pitch);
+    constexpr int IN_ROWS = KH > 0 ? CONV_TILE + KH - 1 : 0,
+                  IN_COLS = KW > 0 ? CONV_TILE + KW - 1 : 0;
+    load_tile_f32<CONV_THREADS, IN_ROWS, IN_COLS>(src, w, h, border, x0 - kw / 2, y0 - kh / 2,
+                                                  CONV_TILE + kh - 1, CONV_TILE + kw - 1, s_tile,
+                                                  pitch);
     __syncthreads();
     const int tx = threadIdx.x % CONV_LANES_X, ty = threadIdx.x / CONV_LANES_X;
     float acc[CONV_OUT_Y][4];
@@ -124,23 +166,39 @@ __global__ void __launch_bounds__(CONV_THREADS)
 #pragma unroll
         for (int c = 0; c < 4; c++)
             acc[i][c] = 0.0f;
-    const float *base = s_conv + ty * CONV_OUT_Y * pitch + 4 * tx;
-    for (int r = 0; r < CONV_OUT_Y + kh - 1; r++) {
-        const float4 *in = reinterpret_cast<const float4 *>(base + r * pitch);
-        float4 a = in[0];
-        int j = 0;
-        for (; j + 4 <= kw; j += 4) {
-            float4 b = in[j / 4 + 1];
-            const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-            conv_taps(acc, v, s_w, kw4, kh, r, j, 4);
-            a = b;
+    const float *base = s_tile + ty * CONV_OUT_Y * pitch + 4 * tx;
+    if (KW > 0) {
+#pragma unroll
+        for (int r = 0; r < CONV_OUT_Y + KH - 1; r++) {
+            const float4 *in = reinterpret_cast<const float4 *>(base + r * pitch);
+            float4 a = in[0];
+#pragma unroll
+            for (int j = 0; j < KW; j += 4) {
+                float4 b = in[j / 4 + 1];
+                const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                conv_taps_fixed<CAP, KW, KH>(acc, v, k, r, j, min(4, KW - j));
+                a = b;
+            }
         }
-        if (j < kw) {
-            float4 b = in[j / 4 + 1];
-            const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-            conv_taps(acc, v, s_w, kw4, kh, r, j, kw - j);
+    } else {
+        for (int r = 0; r < CONV_OUT_Y + kh - 1; r++) {
+            const float4 *in = reinterpret_cast<const float4 *>(base + r * pitch);
+            float4 a = in[0];
+            int j = 0;
+            for (; j + 4 <= kw; j += 4) {
+                float4 b = in[j / 4 + 1];
+                const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                conv_taps(acc, v, s_w, kw4, kh, r, j, 4);
+                a = b;
+            }
+            if (j < kw) {
+                float4 b = in[j / 4 + 1];
+                const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+                conv_taps(acc, v, s_w, kw4, kh, r, j, kw - j);
+            }
         }
     }
+    const bool whole = x0 + CONV_TILE <= w && y0 + CONV_TILE <= h && w % 4 == 0;
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
         uint8_t b[4];
@@ -149,20 +207,40 @@ __global__ void __launch_bounds__(CONV_THREADS)
             float v = __fadd_rn(__fmul_rn(acc[i][c], scale), bias);
             b[c] = store_u8(absolute ? fabsf(v) : v);
         }
-        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, b);
+        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, b, whole);
     }
+}
+
+// The rounded square root of an integer-valued s, as the CPU's sqrtf gives
+// it, without the IEEE square root's refinement and special-case branch.
+// The hardware reciprocal square root (rsqrt.approx, relative error about
+// 2^-22.9) makes s * rsqrt(s) good to 4e-7 relative, 1e-4 absolute below
+// 255.5; the root of an integer s is never nearer than 0.25 / 512 = 4.9e-4
+// to a half-integer n + 0.5 <= 255.5, where rounding turns, since
+// (n + 0.5)^2 = n^2 + n + 0.25. Larger roots clamp to 255 either way. s = 0
+// must not meet the reciprocal's infinity. (The cuda suite checks Sobel
+// byte for byte against the CPU.)
+__device__ __forceinline__ float magnitude(float s)
+{
+    // .ftz: the bare MUFU.RSQ; rsqrtf adds a rescaling for denormal inputs,
+    // and s is a whole number.
+    float r;
+    asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(s));
+    return s > 0.0f ? s * r : 0.0f;
 }
 
 // Sobel: the same tile and thread shapes with a 3 x 3 halo; each thread
 // reads its 6 input rows once (two 16-byte loads each) for its 16 outputs.
-__global__ void __launch_bounds__(CONV_THREADS)
+__global__ void __launch_bounds__(CONV_THREADS, 4)
     sobel_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
                  gpuimg_border border)
 {
     constexpr int PITCH = conv_pitch(3);
-    __shared__ __align__(16) float s_tile[(CONV_TILE + 2) * PITCH];
+    __shared__ __align__(16) float s_raw[LOAD_MARGIN + (CONV_TILE + 2) * PITCH];
+    float *s_tile = s_raw + LOAD_MARGIN;
     const int x0 = blockIdx.x * CONV_TILE, y0 = blockIdx.y * CONV_TILE;
-    load_tile_f32(src, w, h, border, x0 - 1, y0 - 1, CONV_TILE + 2, CONV_TILE + 2, s_tile, PITCH);
+    load_tile_f32<CONV_THREADS, CONV_TILE + 2, CONV_TILE + 2>(src, w, h, border, x0 - 1, y0 - 1, 0,
+                                                              0, s_tile, PITCH);
     __syncthreads();
     const int tx = threadIdx.x % CONV_LANES_X, ty = threadIdx.x / CONV_LANES_X;
     const float *base = s_tile + ty * CONV_OUT_Y * PITCH + 4 * tx;
@@ -174,22 +252,36 @@ __global__ void __launch_bounds__(CONV_THREADS)
         v[r][0] = a.x, v[r][1] = a.y, v[r][2] = a.z, v[r][3] = a.w;
         v[r][4] = b.x, v[r][5] = b.y, v[r][6] = b.z, v[r][7] = b.w;
     }
+    // Both Sobel kernels are separable: gx is [1 2 1] down the columns, then
+    // the difference across 2 columns; gy the same turned. Smoothing each
+    // column and row once for the thread's 16 outputs halves the additions
+    // of the per-output formula. All values are integers below 2^24, so any
+    // order gives the CPU's exact gx and gy.
+    float vs[CONV_OUT_Y][6], hs[CONV_OUT_Y + 2][4];
+#pragma unroll
+    for (int i = 0; i < CONV_OUT_Y; i++)
+#pragma unroll
+        for (int c = 0; c < 6; c++)
+            vs[i][c] = fmaf(2.0f, v[i + 1][c], v[i][c]) + v[i + 2][c];
+#pragma unroll
+    for (int r = 0; r < CONV_OUT_Y + 2; r++)
+#pragma unroll
+        for (int c = 0; c < 4; c++)
+            hs[r][c] = fmaf(2.0f, v[r][c + 1], v[r][c]) + v[r][c + 2];
+    const bool whole = x0 + CONV_TILE <= w && y0 + CONV_TILE <= h && w % 4 == 0;
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
         uint8_t out[4];
 #pragma unroll
         for (int c = 0; c < 4; c++) {
-            const float *t = v[i] + c, *m = v[i + 1] + c, *b = v[i + 2] + c;
-            // The CPU's operation order on integer-valued floats: exact.
-            float gx = (t[2] - t[0]) + 2.0f * (m[2] - m[0]) + (b[2] - b[0]);
-            float gy = (b[0] - t[0]) + 2.0f * (b[1] - t[1]) + (b[2] - t[2]);
-            out[c] = store_u8(sqrtf(gx * gx + gy * gy));
+            float gx = vs[i][c + 2] - vs[i][c], gy = hs[i + 2][c] - hs[i][c];
+            out[c] = store_u8(magnitude(gx * gx + gy * gy));
         }
-        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, out);
+        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, out, whole);
     }
 }
 
-template <int CAP>
+template <int CAP, int KW, int KH>
 static cudaError_t launch_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
                                    const gpuimg_conv *kc, gpuimg_border border, cudaStream_t stream)
 {
@@ -204,12 +296,12 @@ static cudaError_t launch_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, 
     // in the current device's context, so it is set at each such launch.
     if (shared > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(
-            convolve_kernel<CAP>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+            convolve_kernel<CAP, KW, KH>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
         if (err != cudaSuccess)
             return err;
     }
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
-    convolve_kernel<CAP><<<grid, CONV_THREADS, shared, stream>>>(
+    convolve_kernel<CAP, KW, KH><<<grid, CONV_THREADS, shared, stream>>>(
         d_src, d_dst, w, h, kc->width, kc->height, kc->scale, kc->bias, kc->absolute, border, k);
     return cudaGetLastError();
 }
@@ -220,9 +312,15 @@ extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_ds
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
+    if (k->width == 3 && k->height == 3)
+        return launch_convolve<16, 3, 3>(d_src, d_dst, w, h, k, border, stream);
+    if (k->width == 5 && k->height == 5)
+        return launch_convolve<32, 5, 5>(d_src, d_dst, w, h, k, border, stream);
+    if (k->width == 7 && k->height == 7)
+        return launch_convolve<64, 7, 7>(d_src, d_dst, w, h, k, border, stream);
     if (k->width * k->height <= SMALL_TAPS)
-        return launch_convolve<SMALL_TAPS>(d_src, d_dst, w, h, k, border, stream);
-    return launch_convolve<LARGE_TAPS>(d_src, d_dst, w, h, k, border, stream);
+        return launch_convolve<SMALL_TAPS, 0, 0>(d_src, d_dst, w, h, k, border, stream);
+    return launch_convolve<LARGE_TAPS, 0, 0>(d_src, d_dst, w, h, k, border, stream);
 }
 
 extern "C" cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,

@@ -331,10 +331,9 @@ gpuimg_status cuda_sobel(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_pl
 gpuimg_status move_planes(CudaBackend *cb, const gpuimg_planes *src, gpuimg_planes *dst,
                           gpuimg_move move)
 {
-    for (int c = 0; c < src->channels; c++)
-        LAUNCH(cb, "transpose",
-               gpuimg__cuda_move(src->plane[c], dst->plane[c], src->width, src->height, move,
-                                 cb->stream));
+    LAUNCH(cb, "transpose",
+           gpuimg__cuda_move(dplanes(src), dplanes(dst), src->channels, src->width, src->height,
+                             move, cb->stream));
     return GPUIMG_OK;
 }
 

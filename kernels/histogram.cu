@@ -51,11 +51,7 @@ __device__ __forceinline__ void add_quad(unsigned int *mine, uint4 q, unsigned i
 __global__ void histogram_kernel(gpuimg_dplanes planes, size_t n,
                                  unsigned long long *__restrict__ all_counts)
 {
-    const int c = blockIdx.y; // selects, not an index: an indexed parameter goes to the stack
-    const uint8_t *__restrict__ src = c == 0   ? planes.p[0]
-                                      : c == 1 ? planes.p[1]
-                                      : c == 2 ? planes.p[2]
-                                               : planes.p[3];
+    const uint8_t *__restrict__ src = plane_at(planes, blockIdx.y);
     unsigned long long *__restrict__ counts = all_counts + 256 * blockIdx.y;
     __shared__ unsigned int s_bins[HIST_WARPS][256];
     for (int i = threadIdx.x; i < HIST_WARPS * 256; i += HIST_THREADS)

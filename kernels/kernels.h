@@ -60,8 +60,8 @@ typedef enum {
     GPUIMG_MOVE_FLIP_H,
     GPUIMG_MOVE_FLIP_V
 } gpuimg_move;
-cudaError_t gpuimg__cuda_move(const uint8_t *d_src, uint8_t *d_dst, int w, int h, gpuimg_move move,
-                              cudaStream_t stream);
+cudaError_t gpuimg__cuda_move(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, int w,
+                              int h, gpuimg_move move, cudaStream_t stream);
 
 /* histogram.cu: 256 counts of each of `channels` planes added into
  * d_counts[256 c ..] (zeroed by the caller). */

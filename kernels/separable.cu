@@ -170,17 +170,19 @@ struct Taps {
     float w[FUSED_MAX_TAPS];
 };
 
-// The input tile's row length in floats: the tile's columns and both halos,
-// and room for the row pass's last 16-byte read past them; a multiple of 4
-// so every thread's window starts 16-byte aligned.
+// The input tile's row length in floats: the tile's columns, both halos and
+// load_tile_f32's margins (which also cover the row pass's last 16-byte
+// read past the halo); a multiple of 4 so every window is 16-byte aligned.
 __host__ __device__ constexpr int fused_in_pitch(int radius)
 {
-    return (FUSED_TILE + 2 * radius + 3) / 4 * 4 + 4;
+    return tile_pitch(FUSED_TILE + 2 * radius);
 }
 
 __host__ __device__ constexpr size_t fused_shared_bytes(int radius)
 {
-    return (size_t)(FUSED_TILE + 2 * radius) * (fused_in_pitch(radius) + FUSED_TILE) * 4;
+    return ((size_t)LOAD_MARGIN +
+            (size_t)(FUSED_TILE + 2 * radius) * (fused_in_pitch(radius) + FUSED_TILE)) *
+           4;
 }
 
 // The final store: blur rounds its float; box divides its exact sum by the
@@ -191,11 +193,20 @@ struct BlurFinish {
         return store_u8(acc);
     }
 };
+// Box: (2 sum + area) / (2 area) in integers, the CPU's exact rounding. A
+// 64-bit division is a long subroutine per output; here n < 2^24 (so float
+// holds it exactly), the quotient estimated through the reciprocal is off by
+// at most one, and one remainder test corrects it.
 struct BoxFinish {
-    uint32_t area;
+    uint32_t area2; // 2 area
+    float inv;      // 1 / (2 area)
     __device__ uint8_t operator()(float acc) const
     {
-        return (uint8_t)((2ull * (uint32_t)acc + area) / (2ull * area));
+        uint32_t n = 2u * (uint32_t)acc + area2 / 2;
+        uint32_t q = (uint32_t)((float)n * inv);
+        int r = (int)n - (int)(q * area2);
+        q += (r >= (int)area2) - (r < 0);
+        return (uint8_t)q;
     }
 };
 
@@ -215,20 +226,25 @@ __device__ __forceinline__ void row_taps(float acc[4], const float v[8], const T
     }
 }
 
-template <typename Finish>
-__global__ void __launch_bounds__(FUSED_THREADS)
+// The fused kernel, for a radius known at compile time (R > 0: loops
+// unroll completely, each weight is an FMA operand read from the constant
+// bank, no zero taps) or given at run time (R == 0).
+template <typename Finish, int R>
+__global__ void __launch_bounds__(FUSED_THREADS, 4)
     fused_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
-                 int radius, gpuimg_border border, const Taps taps_w, Finish finish)
+                 int radius_arg, gpuimg_border border, const Taps taps_w, Finish finish)
 {
     extern __shared__ __align__(16) float s_fused[];
+    const int radius = R > 0 ? R : radius_arg;
     const int taps = 2 * radius + 1, rows = FUSED_TILE + 2 * radius;
     const int in_pitch = fused_in_pitch(radius);
-    float *s_in = s_fused;                    // rows x in_pitch: the input with its halo
-    float *s_mid = s_fused + rows * in_pitch; // rows x FUSED_TILE: the row pass
+    float *s_in = s_fused + LOAD_MARGIN;   // rows x in_pitch: the input with its halo
+    float *s_mid = s_in + rows * in_pitch; // rows x FUSED_TILE: the row pass
     const int x0 = blockIdx.x * FUSED_TILE, y0 = blockIdx.y * FUSED_TILE;
     const int tid = threadIdx.x;
-    load_tile_f32(src, w, h, border, x0 - radius, y0 - radius, rows, FUSED_TILE + 2 * radius, s_in,
-                  in_pitch);
+    constexpr int IN = R > 0 ? FUSED_TILE + 2 * R : 0; // the tile's side, when known
+    load_tile_f32<FUSED_THREADS, IN, IN>(src, w, h, border, x0 - radius, y0 - radius, rows,
+                                         FUSED_TILE + 2 * radius, s_in, in_pitch);
     __syncthreads();
 
     // Row pass: lane group (16 lanes) per tile row, 4 outputs per lane; a
@@ -239,17 +255,12 @@ __global__ void __launch_bounds__(FUSED_THREADS)
             const float4 *in = reinterpret_cast<const float4 *>(s_in + r * in_pitch) + c;
             float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
             float4 a = in[0];
-            int k = 0;
-            for (; k + 4 <= taps; k += 4) {
+#pragma unroll
+            for (int k = 0; k < taps; k += 4) {
                 float4 b = in[k / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                row_taps(acc, v, taps_w, k, 4);
+                row_taps(acc, v, taps_w, k, min(4, taps - k));
                 a = b;
-            }
-            if (k < taps) {
-                float4 b = in[k / 4 + 1];
-                const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                row_taps(acc, v, taps_w, k, taps - k);
             }
             reinterpret_cast<float4 *>(s_mid + r * FUSED_TILE)[c] =
                 make_float4(acc[0], acc[1], acc[2], acc[3]);
@@ -259,31 +270,58 @@ __global__ void __launch_bounds__(FUSED_THREADS)
 
     // Column pass: lane L owns columns 2L, 2L + 1 (8-byte reads, a warp's
     // 256 bytes consecutive: no conflicts); warp wid owns 8 output rows. Each
-    // input row read feeds all 8 outputs: weight i of the register window
-    // is w[q - i] (zero before the first tap and past the last).
+    // input row read feeds all 8 outputs.
     const int lane = tid & 31, o0 = (tid / 32) * FUSED_COL_OUT;
     float2 acc[FUSED_COL_OUT];
-    float wr[FUSED_COL_OUT];
 #pragma unroll
-    for (int i = 0; i < FUSED_COL_OUT; i++) {
+    for (int i = 0; i < FUSED_COL_OUT; i++)
         acc[i] = make_float2(0.0f, 0.0f);
-        wr[i] = 0.0f;
-    }
     const float2 *col = reinterpret_cast<const float2 *>(s_mid + o0 * FUSED_TILE) + lane;
+    if (R > 0) {
+        // Input row q reaches output i through tap q - i, when that is a tap.
+#pragma unroll
+        for (int q = 0; q < 2 * R + FUSED_COL_OUT; q++) {
+            float2 m = col[q * (FUSED_TILE / 2)];
+#pragma unroll
+            for (int i = 0; i < FUSED_COL_OUT; i++) {
+                if (q - i >= 0 && q - i <= 2 * R) {
+                    acc[i].x = fmaf(taps_w.w[q - i], m.x, acc[i].x);
+                    acc[i].y = fmaf(taps_w.w[q - i], m.y, acc[i].y);
+                }
+            }
+        }
+    } else {
+        // The same with a run-time radius: weight i of the register window is
+        // w[q - i] (zero before the first tap and past the last), so the
+        // unrolled body needs no tests; the zero taps cost FMAs instead.
+        float wr[FUSED_COL_OUT];
+#pragma unroll
+        for (int i = 0; i < FUSED_COL_OUT; i++)
+            wr[i] = 0.0f;
 #pragma unroll 8
-    for (int q = 0; q < taps + FUSED_COL_OUT - 1; q++) {
-        float2 m = col[q * (FUSED_TILE / 2)];
+        for (int q = 0; q < taps + FUSED_COL_OUT - 1; q++) {
+            float2 m = col[q * (FUSED_TILE / 2)];
 #pragma unroll
-        for (int i = FUSED_COL_OUT - 1; i > 0; i--)
-            wr[i] = wr[i - 1];
-        wr[0] = q < taps ? taps_w.w[q] : 0.0f;
+            for (int i = FUSED_COL_OUT - 1; i > 0; i--)
+                wr[i] = wr[i - 1];
+            wr[0] = q < taps ? taps_w.w[q] : 0.0f;
 #pragma unroll
-        for (int i = 0; i < FUSED_COL_OUT; i++) {
-            acc[i].x = fmaf(wr[i], m.x, acc[i].x);
-            acc[i].y = fmaf(wr[i], m.y, acc[i].y);
+            for (int i = 0; i < FUSED_COL_OUT; i++) {
+                acc[i].x = fmaf(wr[i], m.x, acc[i].x);
+                acc[i].y = fmaf(wr[i], m.y, acc[i].y);
+            }
         }
     }
     const int x = x0 + 2 * lane;
+    if (x0 + FUSED_TILE <= w && y0 + FUSED_TILE <= h && w % 2 == 0) {
+        // A whole tile, rows 2-byte aligned: no tests per store.
+        uint8_t *out = dst + (size_t)(y0 + o0) * w + x;
+#pragma unroll
+        for (int i = 0; i < FUSED_COL_OUT; i++, out += w)
+            *reinterpret_cast<uint16_t *>(out) =
+                (uint16_t)(finish(acc[i].x) | finish(acc[i].y) << 8);
+        return;
+    }
     if (x >= w)
         return;
 #pragma unroll
@@ -303,9 +341,10 @@ __global__ void __launch_bounds__(FUSED_THREADS)
     }
 }
 
-template <typename Finish>
-static cudaError_t run_fused(const uint8_t *d_src, uint8_t *d_dst, const Taps &t, int w, int h,
-                             int radius, gpuimg_border border, Finish finish, cudaStream_t stream)
+template <typename Finish, int R>
+static cudaError_t launch_fused(const uint8_t *d_src, uint8_t *d_dst, const Taps &t, int w, int h,
+                                int radius, gpuimg_border border, Finish finish,
+                                cudaStream_t stream)
 {
     size_t shared = fused_shared_bytes(radius);
     // Above 48 KB a kernel must opt in. The attribute belongs to the
@@ -313,14 +352,36 @@ static cudaError_t run_fused(const uint8_t *d_src, uint8_t *d_dst, const Taps &t
     // (batch drives several devices) rather than once per process.
     if (shared > 48 * 1024) {
         cudaError_t err = cudaFuncSetAttribute(
-            fused_kernel<Finish>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+            fused_kernel<Finish, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
         if (err != cudaSuccess)
             return err;
     }
     dim3 grid(ceil_div(w, FUSED_TILE), ceil_div(h, FUSED_TILE));
-    fused_kernel<Finish>
+    fused_kernel<Finish, R>
         <<<grid, FUSED_THREADS, shared, stream>>>(d_src, d_dst, w, h, radius, border, t, finish);
     return cudaGetLastError();
+}
+
+// Radii 1..8 (every blur up to sigma 2.67, the usual box sizes) get their
+// own unrolled kernel; the rest share the run-time one.
+template <typename Finish>
+static cudaError_t run_fused(const uint8_t *d_src, uint8_t *d_dst, const Taps &t, int w, int h,
+                             int radius, gpuimg_border border, Finish finish, cudaStream_t stream)
+{
+    switch (radius) {
+#define GPUIMG_FUSED_CASE(R)                                                                       \
+    case R: return launch_fused<Finish, R>(d_src, d_dst, t, w, h, radius, border, finish, stream);
+        GPUIMG_FUSED_CASE(1)
+        GPUIMG_FUSED_CASE(2)
+        GPUIMG_FUSED_CASE(3)
+        GPUIMG_FUSED_CASE(4)
+        GPUIMG_FUSED_CASE(5)
+        GPUIMG_FUSED_CASE(6)
+        GPUIMG_FUSED_CASE(7)
+        GPUIMG_FUSED_CASE(8)
+#undef GPUIMG_FUSED_CASE
+    default: return launch_fused<Finish, 0>(d_src, d_dst, t, w, h, radius, border, finish, stream);
+    }
 }
 
 template <typename Math>
@@ -384,7 +445,8 @@ extern "C" cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, vo
         for (int k = 0; k <= 2 * radius; k++)
             t.w[k] = 1.0f;
         uint32_t area = (uint32_t)(2 * radius + 1) * (uint32_t)(2 * radius + 1);
-        return run_fused(d_src, d_dst, t, w, h, radius, border, BoxFinish{area}, stream);
+        BoxFinish finish{2 * area, 1.0f / (float)(2 * area)};
+        return run_fused(d_src, d_dst, t, w, h, radius, border, finish, stream);
     }
     return run_separable<BoxMath>(d_src, d_dst, d_tmp, nullptr, w, h, radius, border, stream);
 }

@@ -91,9 +91,10 @@ __device__ __forceinline__ void move_target(int sx, int sy, int w, int h, int &o
 // multiple of 16 and d_dst 16-byte aligned (the launcher decides).
 template <gpuimg_move MOVE>
 __global__ void __launch_bounds__(TILE_THREADS)
-    transpose_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
-                     bool vec, bool vec16)
+    transpose_kernel(gpuimg_dplanes srcs, gpuimg_dplanes dsts, int w, int h, bool vec, bool vec16)
 {
+    const uint8_t *__restrict__ src = plane_at(srcs, blockIdx.z);
+    uint8_t *__restrict__ dst = plane_at(dsts, blockIdx.z);
     static_assert(swaps<MOVE>(), "the mirrors have their own kernel");
     __shared__ uint4 s_raw[TILE * TILE_BYTE_PITCH / 16]; // either path's tile
     int bx = blockIdx.x * TILE, by = blockIdx.y * TILE;
@@ -173,8 +174,10 @@ __device__ __forceinline__ uint4 reverse_bytes(uint4 v)
 // uint8_t, whichever divides w with aligned buffers) from blockIdx.x.
 template <gpuimg_move MOVE, typename T>
 __global__ void __launch_bounds__(MIRROR_THREADS)
-    mirror_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h)
+    mirror_kernel(gpuimg_dplanes srcs, gpuimg_dplanes dsts, int w, int h)
 {
+    const uint8_t *__restrict__ src = plane_at(srcs, blockIdx.z);
+    uint8_t *__restrict__ dst = plane_at(dsts, blockIdx.z);
     static_assert(!swaps<MOVE>(), "the transposing moves have their own kernel");
     int n = w / (int)sizeof(T); // units per row
     int k = blockIdx.x * MIRROR_THREADS + threadIdx.x;
@@ -190,57 +193,75 @@ __global__ void __launch_bounds__(MIRROR_THREADS)
         out[n - 1 - k] = reverse_bytes(in[k]);
 }
 
-template <gpuimg_move MOVE>
-static void launch_transpose(const uint8_t *s, uint8_t *d, int w, int h, cudaStream_t stream)
+// Every plane in one launch (blockIdx.z): one plane of an 8K image moves in
+// about 24 us, and a launch's ramp-up and tail cost a few of those.
+// The vector paths need every plane's buffers aligned.
+static uintptr_t addresses(gpuimg_dplanes a, gpuimg_dplanes b, int channels)
 {
-    uintptr_t s_addr = (uintptr_t)s, d_addr = (uintptr_t)d;
-    bool vec = w % 4 == 0 && h % 4 == 0 && s_addr % 4 == 0 && d_addr % 4 == 0;
-    bool vec16 = vec && h % 16 == 0 && d_addr % 16 == 0;
-    dim3 grid(ceil_div(w, TILE), ceil_div(h, TILE));
+    uintptr_t bits = 0;
+    for (int c = 0; c < channels; c++)
+        bits |= (uintptr_t)a.p[c] | (uintptr_t)b.p[c];
+    return bits;
+}
+
+template <gpuimg_move MOVE>
+static void launch_transpose(gpuimg_dplanes s, gpuimg_dplanes d, int channels, int w, int h,
+                             cudaStream_t stream)
+{
+    uintptr_t bits = addresses(s, d, channels), d_bits = addresses(d, d, channels);
+    bool vec = w % 4 == 0 && h % 4 == 0 && bits % 4 == 0;
+    bool vec16 = vec && h % 16 == 0 && d_bits % 16 == 0;
+    dim3 grid(ceil_div(w, TILE), ceil_div(h, TILE), channels);
     transpose_kernel<MOVE><<<grid, TILE_THREADS, 0, stream>>>(s, d, w, h, vec, vec16);
 }
 
 template <gpuimg_move MOVE, typename T>
-static void launch_mirror_units(const uint8_t *s, uint8_t *d, int w, int h, cudaStream_t stream)
+static void launch_mirror_units(gpuimg_dplanes s, gpuimg_dplanes d, int channels, int w, int h,
+                                cudaStream_t stream)
 {
-    dim3 grid(ceil_div(w / (int)sizeof(T), MIRROR_THREADS), h);
+    dim3 grid(ceil_div(w / (int)sizeof(T), MIRROR_THREADS), h, channels);
     mirror_kernel<MOVE, T><<<grid, MIRROR_THREADS, 0, stream>>>(s, d, w, h);
 }
 
 template <gpuimg_move MOVE>
-static void launch_mirror(const uint8_t *s, uint8_t *d, int w, int h, cudaStream_t stream)
+static void launch_mirror(gpuimg_dplanes s, gpuimg_dplanes d, int channels, int w, int h,
+                          cudaStream_t stream)
 {
-    // Every row start is aligned to the unit when the width and both
+    // Every row start is aligned to the unit when the width and all
     // buffers are.
-    uintptr_t align = (uintptr_t)s | (uintptr_t)d | (uintptr_t)w;
+    uintptr_t align = addresses(s, d, channels) | (uintptr_t)w;
     if (align % 16 == 0)
-        launch_mirror_units<MOVE, uint4>(s, d, w, h, stream);
+        launch_mirror_units<MOVE, uint4>(s, d, channels, w, h, stream);
     else if (align % 4 == 0)
-        launch_mirror_units<MOVE, uint32_t>(s, d, w, h, stream);
+        launch_mirror_units<MOVE, uint32_t>(s, d, channels, w, h, stream);
     else
-        launch_mirror_units<MOVE, uint8_t>(s, d, w, h, stream);
+        launch_mirror_units<MOVE, uint8_t>(s, d, channels, w, h, stream);
 }
 
-extern "C" cudaError_t gpuimg__cuda_move(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                         gpuimg_move move, cudaStream_t stream)
+extern "C" cudaError_t gpuimg__cuda_move(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels,
+                                         int w, int h, gpuimg_move move, cudaStream_t stream)
 {
-    if (w <= 0 || h <= 0)
+    if (w <= 0 || h <= 0 || channels <= 0)
         return cudaSuccess;
     switch (move) {
     case GPUIMG_MOVE_TRANSPOSE:
-        launch_transpose<GPUIMG_MOVE_TRANSPOSE>(d_src, d_dst, w, h, stream);
+        launch_transpose<GPUIMG_MOVE_TRANSPOSE>(d_src, d_dst, channels, w, h, stream);
         break;
     case GPUIMG_MOVE_ROTATE90:
-        launch_transpose<GPUIMG_MOVE_ROTATE90>(d_src, d_dst, w, h, stream);
+        launch_transpose<GPUIMG_MOVE_ROTATE90>(d_src, d_dst, channels, w, h, stream);
         break;
     case GPUIMG_MOVE_ROTATE270:
-        launch_transpose<GPUIMG_MOVE_ROTATE270>(d_src, d_dst, w, h, stream);
+        launch_transpose<GPUIMG_MOVE_ROTATE270>(d_src, d_dst, channels, w, h, stream);
         break;
     case GPUIMG_MOVE_ROTATE180:
-        launch_mirror<GPUIMG_MOVE_ROTATE180>(d_src, d_dst, w, h, stream);
+        launch_mirror<GPUIMG_MOVE_ROTATE180>(d_src, d_dst, channels, w, h, stream);
         break;
-    case GPUIMG_MOVE_FLIP_H: launch_mirror<GPUIMG_MOVE_FLIP_H>(d_src, d_dst, w, h, stream); break;
-    case GPUIMG_MOVE_FLIP_V: launch_mirror<GPUIMG_MOVE_FLIP_V>(d_src, d_dst, w, h, stream); break;
+    case GPUIMG_MOVE_FLIP_H:
+        launch_mirror<GPUIMG_MOVE_FLIP_H>(d_src, d_dst, channels, w, h, stream);
+        break;
+    case GPUIMG_MOVE_FLIP_V:
+        launch_mirror<GPUIMG_MOVE_FLIP_V>(d_src, d_dst, channels, w, h, stream);
+        break;
     }
     return cudaGetLastError();
 }

@@ -23,12 +23,21 @@ GPUIMG_SHARED int gpuimg__border_index(int i, int n, gpuimg_border mode)
 {
     if (i >= 0 && i < n)
         return i;
+    /* Indices within one image of the edge (every halo narrower than the
+     * image) take the first branch of each mode, without a division; the
+     * general forms give the same values there. */
     int period, r;
     switch (mode) {
     case GPUIMG_BORDER_CONSTANT: return -1;
     case GPUIMG_BORDER_REPLICATE: return i < 0 ? 0 : n - 1;
-    case GPUIMG_BORDER_WRAP: r = i % n; return r < 0 ? r + n : r;
+    case GPUIMG_BORDER_WRAP:
+        if (i >= -n && i < 2 * n)
+            return i < 0 ? i + n : i - n;
+        r = i % n;
+        return r < 0 ? r + n : r;
     case GPUIMG_BORDER_REFLECT:
+        if (i >= -n && i < 2 * n)
+            return i < 0 ? -1 - i : 2 * n - 1 - i;
         period = 2 * n;
         r = i % period;
         if (r < 0)
@@ -38,6 +47,8 @@ GPUIMG_SHARED int gpuimg__border_index(int i, int n, gpuimg_border mode)
     default:
         if (n == 1)
             return 0;
+        if (i > -n && i < 2 * n - 1)
+            return i < 0 ? -i : 2 * n - 2 - i;
         period = 2 * (n - 1);
         r = i % period;
         if (r < 0)
