@@ -154,7 +154,10 @@ __device__ __forceinline__ void load_tile_f32(const uint8_t *__restrict__ src, i
         const int words = (cols + 3) / 4 + 1, items = rows * words;
         const int step_rows = THREADS / words, step_words = THREADS % words;
         int row = tid / words, wi = tid % words;
-        for (int base = tid; base < items; base += LOAD_BATCH * THREADS) {
+        // b0: the batch's first item, the same in every thread, so that the
+        // tests of whole slots below are uniform (and constant for a shape
+        // known at compile time): no divergent branch around the stores.
+        for (int b0 = 0; b0 < items; b0 += LOAD_BATCH * THREADS) {
             uint32_t v[LOAD_BATCH];
             int at[LOAD_BATCH]; // s index of the word's byte 0
 #pragma unroll
@@ -173,11 +176,14 @@ __device__ __forceinline__ void load_tile_f32(const uint8_t *__restrict__ src, i
                 }
             }
 #pragma unroll
-            for (int u = 0; u < LOAD_BATCH; u++)
-                if (base + u * THREADS < items)
+            for (int u = 0; u < LOAD_BATCH; u++) {
+                if (b0 + u * THREADS >= items)
+                    break; // no thread has this slot
+                if (b0 + (u + 1) * THREADS <= items || b0 + u * THREADS + tid < items)
 #pragma unroll
                     for (int k = 0; k < 4; k++)
                         s[at[u] + k] = u8_to_f32(v[u], k);
+            }
         }
         return;
     }
