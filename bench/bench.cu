@@ -271,9 +271,15 @@ int main(int argc, char **argv)
     cfg.backend = "cpu";
     gpuimg_ctx *ctx;
     gpuimg_ctx_create(&cfg, &ctx);
-    const char *step_text[4] = {"blur:sigma=2", "blur:sigma=8", "convolve:kernel=gaussian5",
-                                "convolve:kernel=bench/box15.txt,normalize"};
-    scratch s[4];
+    // gaussian5 and the 15 x 15 box are outer products (convolve runs them
+    // as two 1-D passes); general5/15 are not (the 2-D tile kernel).
+    const char *step_text[6] = {"blur:sigma=2",
+                                "blur:sigma=8",
+                                "convolve:kernel=gaussian5",
+                                "convolve:kernel=bench/box15.txt,normalize",
+                                "convolve:kernel=bench/general5.txt",
+                                "convolve:kernel=bench/general15.txt"};
+    scratch s[6];
     memset(s, 0, sizeof s);
     void *tmp;
     unsigned long long *small;
@@ -284,7 +290,7 @@ int main(int argc, char **argv)
     double *ssim;
     CHECK(cudaMalloc(&lut, 4 * 256));
     CHECK(cudaMalloc(&ssim, sizeof(double)));
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 6; k++) {
         gpuimg_step *step;
         if (gpuimg_step_parse(ctx, step_text[k], &step) != GPUIMG_OK ||
             gpuimg_step_finish(ctx, step) != GPUIMG_OK) {
@@ -313,7 +319,10 @@ int main(int argc, char **argv)
         {"blur sigma=8", op_blur, &s[1], 2 * img, "nppiFilterGaussAdvancedBorder_8u_C3R 49"},
         {"box r=5", op_box, &s[0], 2 * img, "nppiFilterBoxBorder_8u_C1R 11x11 x3"},
         {"convolve 5x5", op_convolve, &s[2], 2 * img, "nppiFilterBorder32f_8u_C1R 5x5 x3"},
+        {"convolve 5x5 general", op_convolve, &s[4], 2 * img, "nppiFilterBorder32f_8u_C1R 5x5 x3"},
         {"convolve 15x15", op_convolve, &s[3], 2 * img, "nppiFilterBorder32f_8u_C1R 15x15 x3"},
+        {"convolve 15x15 general", op_convolve, &s[5], 2 * img,
+         "nppiFilterBorder32f_8u_C1R 15x15 x3"},
         {"sobel", op_sobel, nullptr, 2 * img, "nppiGradientVectorSobelBorder (n/a)"},
         {"transpose", op_move, &transpose, 2 * img, "nppiTranspose_8u_C1R x3"},
         {"rotate 90", op_move, &rot90, 2 * img, "nppiTranspose + nppiMirror x3"},

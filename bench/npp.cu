@@ -96,17 +96,23 @@ static void setup(bench_ctx *c)
     S.ready = 1;
 }
 
-#define NPP(call)                                                                                \
-    do {                                                                                         \
-        NppStatus s_ = (call);                                                                   \
-        if (s_ != NPP_SUCCESS) {                                                                 \
-            S.last = s_;                                                                         \
-            return 1;                                                                            \
-        }                                                                                        \
+#define NPP(call)                                                                                  \
+    do {                                                                                           \
+        NppStatus s_ = (call);                                                                     \
+        if (s_ != NPP_SUCCESS) {                                                                   \
+            S.last = s_;                                                                           \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
-static const uint8_t *in_rgb(bench_ctx *c, int i) { return c->in[i % BENCH_BUFFERS].rgb; }
-static uint8_t *const *in_planes(bench_ctx *c, int i) { return c->in[i % BENCH_BUFFERS].plane; }
+static const uint8_t *in_rgb(bench_ctx *c, int i)
+{
+    return c->in[i % BENCH_BUFFERS].rgb;
+}
+static uint8_t *const *in_planes(bench_ctx *c, int i)
+{
+    return c->in[i % BENCH_BUFFERS].plane;
+}
 
 static int n_deinterleave(bench_ctx *c, void *, int i)
 {
@@ -146,10 +152,9 @@ static int n_filter(bench_ctx *c, void *arg, int i)
     int side = *(int *)arg;
     Npp32f *kernel = side == 5 ? S.kernel5 : S.kernel15;
     for (int k = 0; k < 3; k++)
-        NPP(nppiFilterBorder32f_8u_C1R_Ctx(in_planes(c, i)[k], BENCH_W, ROI, ORIGIN, S.plane[k],
-                                           BENCH_W, ROI, kernel, NppiSize{side, side},
-                                           NppiPoint{side / 2, side / 2}, NPP_BORDER_REPLICATE,
-                                           S.ctx));
+        NPP(nppiFilterBorder32f_8u_C1R_Ctx(
+            in_planes(c, i)[k], BENCH_W, ROI, ORIGIN, S.plane[k], BENCH_W, ROI, kernel,
+            NppiSize{side, side}, NppiPoint{side / 2, side / 2}, NPP_BORDER_REPLICATE, S.ctx));
     return 0;
 }
 static int n_transpose(bench_ctx *c, void *, int i)
@@ -236,9 +241,9 @@ double bench_npp(bench_ctx *c, const char *op, int *agrees)
         fn = n_gauss49;
     else if (!strcmp(op, "box r=5"))
         fn = n_box;
-    else if (!strcmp(op, "convolve 5x5"))
+    else if (!strcmp(op, "convolve 5x5") || !strcmp(op, "convolve 5x5 general"))
         fn = n_filter, arg = &five;
-    else if (!strcmp(op, "convolve 15x15"))
+    else if (!strcmp(op, "convolve 15x15") || !strcmp(op, "convolve 15x15 general"))
         fn = n_filter, arg = &fifteen;
     else if (!strcmp(op, "transpose"))
         fn = n_transpose;
@@ -267,8 +272,8 @@ double bench_npp(bench_ctx *c, const char *op, int *agrees)
     // run NPP on input 0 too and compare where the definitions agree.
     if (fn(c, arg, 0) == 0 && cudaStreamSynchronize(c->stream) == cudaSuccess) {
         if (fn == n_deinterleave || fn == n_transpose || fn == n_rotate90)
-            *agrees = same(S.plane[0], c->out_plane[0], N) && same(S.plane[1], c->out_plane[1], N) &&
-                      same(S.plane[2], c->out_plane[2], N);
+            *agrees = same(S.plane[0], c->out_plane[0], N) &&
+                      same(S.plane[1], c->out_plane[1], N) && same(S.plane[2], c->out_plane[2], N);
         else if (fn == n_interleave)
             *agrees = same(S.rgb, c->out_rgb, 3 * N);
         else if (fn == n_gray)

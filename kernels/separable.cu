@@ -166,8 +166,11 @@ static_assert((FUSED_TILE + 2 * FUSED_MAX_RADIUS) * (FUSED_TILE + 2 * FUSED_MAX_
                   16777216.0,
               "box sums stay exact integers in float");
 
+// The row pass's taps and the column pass's (the same for blur and box; a
+// rank-one convolution kernel is column (x) row).
 struct Taps {
-    float w[FUSED_MAX_TAPS];
+    float row[FUSED_MAX_TAPS];
+    float col[FUSED_MAX_TAPS];
 };
 
 // The input tile's row length in floats: the tile's columns, both halos and
@@ -210,6 +213,17 @@ struct BoxFinish {
     }
 };
 
+// A rank-one convolution kernel: the CPU's scale, bias and |v|.
+struct ConvFinish {
+    float scale, bias;
+    int absolute;
+    __device__ uint8_t operator()(float acc) const
+    {
+        float v = __fadd_rn(__fmul_rn(acc, scale), bias);
+        return store_u8(absolute ? fabsf(v) : v);
+    }
+};
+
 // One row-pass step of 4 taps starting at tap k for 4 outputs: v holds the
 // 8 inputs from the first output's tap k on. `count` < 4 only at the end.
 __device__ __forceinline__ void row_taps(float acc[4], const float v[8], const Taps &t, int k,
@@ -218,7 +232,7 @@ __device__ __forceinline__ void row_taps(float acc[4], const float v[8], const T
 #pragma unroll
     for (int kk = 0; kk < 4; kk++) {
         if (kk < count) {
-            float wt = t.w[k + kk];
+            float wt = t.row[k + kk];
 #pragma unroll
             for (int j = 0; j < 4; j++)
                 acc[j] = fmaf(wt, v[j + kk], acc[j]);
@@ -285,8 +299,8 @@ __global__ void __launch_bounds__(FUSED_THREADS, 4)
 #pragma unroll
             for (int i = 0; i < FUSED_COL_OUT; i++) {
                 if (q - i >= 0 && q - i <= 2 * R) {
-                    acc[i].x = fmaf(taps_w.w[q - i], m.x, acc[i].x);
-                    acc[i].y = fmaf(taps_w.w[q - i], m.y, acc[i].y);
+                    acc[i].x = fmaf(taps_w.col[q - i], m.x, acc[i].x);
+                    acc[i].y = fmaf(taps_w.col[q - i], m.y, acc[i].y);
                 }
             }
         }
@@ -304,7 +318,7 @@ __global__ void __launch_bounds__(FUSED_THREADS, 4)
 #pragma unroll
             for (int i = FUSED_COL_OUT - 1; i > 0; i--)
                 wr[i] = wr[i - 1];
-            wr[0] = q < taps ? taps_w.w[q] : 0.0f;
+            wr[0] = q < taps ? taps_w.col[q] : 0.0f;
 #pragma unroll
             for (int i = 0; i < FUSED_COL_OUT; i++) {
                 acc[i].x = fmaf(wr[i], m.x, acc[i].x);
@@ -428,7 +442,7 @@ extern "C" cudaError_t gpuimg__cuda_blur(const uint8_t *d_src, uint8_t *d_dst, v
     if (radius <= FUSED_MAX_RADIUS) {
         Taps t;
         for (int k = 0; k <= 2 * radius; k++)
-            t.w[k] = weights[k];
+            t.row[k] = t.col[k] = weights[k];
         return run_fused(d_src, d_dst, t, w, h, radius, border, BlurFinish{}, stream);
     }
     return run_separable<BlurMath>(d_src, d_dst, d_tmp, d_weights, w, h, radius, border, stream);
@@ -443,10 +457,26 @@ extern "C" cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, vo
     if (radius <= FUSED_MAX_RADIUS) {
         Taps t;
         for (int k = 0; k <= 2 * radius; k++)
-            t.w[k] = 1.0f;
+            t.row[k] = t.col[k] = 1.0f;
         uint32_t area = (uint32_t)(2 * radius + 1) * (uint32_t)(2 * radius + 1);
         BoxFinish finish{2 * area, 1.0f / (float)(2 * area)};
         return run_fused(d_src, d_dst, t, w, h, radius, border, finish, stream);
     }
     return run_separable<BoxMath>(d_src, d_dst, d_tmp, nullptr, w, h, radius, border, stream);
+}
+
+extern "C" cudaError_t gpuimg__cuda_convolve_rank1(const uint8_t *d_src, uint8_t *d_dst, int w,
+                                                   int h, const float *col, const float *row,
+                                                   int radius, const gpuimg_conv *k,
+                                                   gpuimg_border border, cudaStream_t stream)
+{
+    if (w <= 0 || h <= 0)
+        return cudaSuccess;
+    Taps t;
+    for (int i = 0; i <= 2 * radius; i++) {
+        t.row[i] = row[i];
+        t.col[i] = col[i];
+    }
+    ConvFinish finish{k->scale, k->bias, k->absolute};
+    return run_fused(d_src, d_dst, t, w, h, radius, border, finish, stream);
 }

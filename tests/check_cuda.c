@@ -7,9 +7,11 @@
  * (exactly, in float or not), Sobel works on integer-valued floats, the
  * rest is integer arithmetic. Outputs are poisoned before each kernel runs
  * (tu_apply). */
+#define _POSIX_C_SOURCE 200809L /* unlink, rmdir */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 
@@ -32,7 +34,10 @@ static const char *const bordered[] = {
     "box:radius=32,border=%s", /* the fused kernel's largest radius */
     "box:radius=80,border=%s", /* two passes */
     "convolve:kernel=sharpen,border=%s",
-    "convolve:kernel=gaussian5,border=%s", /* inexact weights: FMA against the CPU */
+    "convolve:kernel=gaussian5,border=%s",   /* an outer product: two 1-D passes, FMA */
+    "convolve:kernel=sobel-x,abs,border=%s", /* an outer product of two different vectors */
+    "convolve:kernel=TDIR/general_5x5.txt,border=%s", /* not one: the 5 x 5 tile kernel */
+    "convolve:kernel=TDIR/general_7x7.txt,border=%s", /* the 7 x 7 tile kernel */
     "convolve:kernel=KDIR/asym_5x3.txt,flip,abs,border=%s",
     "convolve:kernel=KDIR/big_63x63.txt,normalize,border=%s",
     "sobel:border=%s",
@@ -66,12 +71,52 @@ static void same_step(gpuimg_ctx *cpu, gpuimg_ctx *gpu, const char *step, const 
     gpuimg_image_free(&got);
 }
 
+/* Square kernels that are not outer products (convolve's 2-D tile kernels;
+ * an outer product takes the separable path): n x n weights
+ * ((7i + 3j + ij) mod 11 - 5) / 16, written to dir/general_NxN.txt. */
+static void write_general_kernel(const char *dir, int n)
+{
+    char path[512], text[4096];
+    size_t len = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            len +=
+                (size_t)snprintf(text + len, sizeof text - len, "%g%c",
+                                 ((i * 7 + j * 3 + i * j) % 11 - 5) / 16.0, j + 1 < n ? ' ' : '\n');
+    snprintf(path, sizeof path, "%s/general_%dx%d.txt", dir, n, n);
+    tu_write_file(path, text, len);
+}
+
+static void remove_general_kernels(const char *dir)
+{
+    char path[512];
+    for (int n = 5; n <= 7; n += 2) {
+        snprintf(path, sizeof path, "%s/general_%dx%d.txt", dir, n, n);
+        unlink(path);
+    }
+    rmdir(dir);
+}
+
+/* Replaces a leading-marker path (KDIR, TDIR) in a step template. */
+static void substitute(char *out, size_t len, const char *templ, const char *marker,
+                       const char *dir)
+{
+    const char *at = strstr(templ, marker);
+    if (at)
+        snprintf(out, len, "%.*s%s%s", (int)(at - templ), templ, dir, at + strlen(marker));
+    else
+        snprintf(out, len, "%s", templ);
+}
+
 START_TEST(every_step)
 {
     gpuimg_ctx *cpu = ctx_on("cpu"), *gpu = ctx_on("cuda");
     int w = sizes[_i][0], h = sizes[_i][1];
-    char kdir[400];
+    char kdir[400], tdir[400];
     snprintf(kdir, sizeof kdir, "%s", tu_golden("kernels"));
+    snprintf(tdir, sizeof tdir, "%s", tu_tmpdir());
+    write_general_kernel(tdir, 5);
+    write_general_kernel(tdir, 7);
     for (int c = 1; c <= 4; c++) {
         gpuimg_image in;
         tu_random_image(&in, w, h, c, (unsigned)(1000 + 10 * _i + c));
@@ -88,18 +133,15 @@ START_TEST(every_step)
             for (int b = 0; b < 5; b++) {
                 if (strstr(bordered[k], "63x63") && (long)w * h > 10000)
                     continue;
-                char templ[700], step[800];
-                const char *at = strstr(bordered[k], "KDIR");
-                if (at)
-                    snprintf(templ, sizeof templ, "%.*s%s%s", (int)(at - bordered[k]), bordered[k],
-                             kdir, at + 4);
-                else
-                    snprintf(templ, sizeof templ, "%s", bordered[k]);
-                snprintf(step, sizeof step, templ, borders[b]);
+                char templ[700], templ2[700], step[800];
+                substitute(templ, sizeof templ, bordered[k], "KDIR", kdir);
+                substitute(templ2, sizeof templ2, templ, "TDIR", tdir);
+                snprintf(step, sizeof step, templ2, borders[b]);
                 same_step(cpu, gpu, step, &in);
             }
         gpuimg_image_free(&in);
     }
+    remove_general_kernels(tdir);
     gpuimg_ctx_destroy(cpu);
     gpuimg_ctx_destroy(gpu);
 }
