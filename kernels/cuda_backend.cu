@@ -7,6 +7,7 @@
 // that poisons the context (an illegal address, a launch failure) is sticky:
 // the backend then refuses further work and says why. GPUIMG_SYNC=1
 // synchronizes after every launch, to pin an asynchronous error to its kernel.
+#include <atomic>
 #include <new>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,11 @@ struct CudaBackend {
 constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 4;
 constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for word access
 
-int g_grid_limit = 1024; // set from the device's SM count when a backend opens
+// Set from the device's SM count when a backend opens; atomic because batch
+// opens backends on several threads while others launch. (With GPUs of
+// different sizes the last one opened sets it for all: grids only size the
+// grid-stride loops, so that costs speed, never results.)
+std::atomic<int> g_grid_limit{1024};
 
 CudaBackend *cuda(gpuimg_backend *be)
 {
@@ -551,7 +556,7 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
         cuda_close(&cb->base);
         return GPUIMG_ERR_NO_DEVICE;
     }
-    g_grid_limit = cb->prop.multiProcessorCount * 8;
+    g_grid_limit.store(cb->prop.multiProcessorCount * 8, std::memory_order_relaxed);
     *out = &cb->base;
     return GPUIMG_OK;
 }
@@ -563,7 +568,8 @@ int gpuimg__grid_for(size_t n, int threads)
     size_t blocks = (n + (size_t)threads - 1) / (size_t)threads;
     if (blocks < 1)
         blocks = 1;
-    return (int)(blocks < (size_t)g_grid_limit ? blocks : (size_t)g_grid_limit);
+    size_t limit = (size_t)g_grid_limit.load(std::memory_order_relaxed);
+    return (int)(blocks < limit ? blocks : limit);
 }
 
 extern "C" const gpuimg_backend_ops *gpuimg__cuda_backend(void)

@@ -185,6 +185,31 @@ START_TEST(measurements)
 }
 END_TEST
 
+/* Large halos on tiles wholly inside the image (the sizes above are too
+ * small for a 64 x 64 tile plus a halo of 24 or more): the fused kernel
+ * with a run-time radius and the 63 x 63 tile kernel on their word-load
+ * paths. One channel, one image, so it stays quick under racecheck. */
+START_TEST(interior_tiles)
+{
+    static const char *const steps[] = {"blur:sigma=8,border=%s", "blur:radius=32,border=%s",
+                                        "box:radius=32,border=%s",
+                                        "convolve:kernel=KDIR/big_63x63.txt,normalize,border=%s"};
+    gpuimg_ctx *cpu = ctx_on("cpu"), *gpu = ctx_on("cuda");
+    gpuimg_image in;
+    tu_random_image(&in, 160, 160, 1, 4242u); /* 64 + 64 + 32 = 160 */
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++)
+        for (int b = 0; b < 5; b += 4) { /* reflect101 and constant */
+            char templ[700], step[800];
+            substitute(templ, sizeof templ, steps[k], "KDIR", tu_golden("kernels"));
+            snprintf(step, sizeof step, templ, borders[b]);
+            same_step(cpu, gpu, step, &in);
+        }
+    gpuimg_image_free(&in);
+    gpuimg_ctx_destroy(cpu);
+    gpuimg_ctx_destroy(gpu);
+}
+END_TEST
+
 /* One value everywhere: the histogram's worst case for atomics. */
 START_TEST(one_value_histogram)
 {
@@ -208,6 +233,7 @@ Suite *cuda_suite(void)
     TCase *tc = tcase_create("cuda-vs-cpu");
     tcase_add_loop_test(tc, every_step, 0, NSIZES);
     tcase_add_loop_test(tc, measurements, 0, NSIZES);
+    tcase_add_test(tc, interior_tiles);
     tcase_add_test(tc, one_value_histogram);
     tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
