@@ -148,6 +148,11 @@ static int op_stats(bench_ctx *c, void *a, int i)
 {
     return histograms(c, (scratch *)a, c->in[i % BENCH_BUFFERS].plane);
 }
+static int op_invert(bench_ctx *c, void *, int i)
+{
+    return gpuimg__cuda_invert(planes_of(c->in[i % BENCH_BUFFERS].plane), planes_of(c->out_plane),
+                               3, N, c->stream) != cudaSuccess;
+}
 static int op_grayscale(bench_ctx *c, void *, int i)
 {
     uint8_t *const *p = c->in[i % BENCH_BUFFERS].plane;
@@ -310,7 +315,8 @@ int main(int argc, char **argv)
         s[k].lut = lut;
         s[k].ssim = ssim;
     }
-    gpuimg_move transpose = GPUIMG_MOVE_TRANSPOSE, rot90 = GPUIMG_MOVE_ROTATE90;
+    gpuimg_move transpose = GPUIMG_MOVE_TRANSPOSE, rot90 = GPUIMG_MOVE_ROTATE90,
+                flip_h = GPUIMG_MOVE_FLIP_H;
     const double img = 3.0 * N;
     op_row rows[] = {
         {"interleaved->planar", op_deinterleave, nullptr, 2 * img, "nppiCopy_8u_C3P3R"},
@@ -326,6 +332,8 @@ int main(int argc, char **argv)
         {"sobel", op_sobel, nullptr, 2 * img, "nppiGradientVectorSobelBorder (n/a)"},
         {"transpose", op_move, &transpose, 2 * img, "nppiTranspose_8u_C1R x3"},
         {"rotate 90", op_move, &rot90, 2 * img, "nppiTranspose + nppiMirror x3"},
+        {"flip h", op_move, &flip_h, 2 * img, "nppiMirror_8u_C1R x3"},
+        {"invert", op_invert, nullptr, 2 * img, "nppiNot_8u_C1R x3"},
         {"histogram (photo)", op_histogram, &s[0], img, "nppiHistogramEven_8u_C1R x3"},
         {"histogram (one value)", op_histogram_uniform, &s[0], img, "nppiHistogramEven_8u_C1R x3"},
         {"stats", op_stats, &s[0], img, "nppiMean_StdDev + nppiMinMax x3"},

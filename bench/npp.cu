@@ -173,6 +173,21 @@ static int n_rotate90(bench_ctx *c, void *, int i)
     }
     return 0;
 }
+static int n_flip(bench_ctx *c, void *, int i)
+{
+    // NPP names the mirror by its axis: a left-right flip mirrors about the
+    // vertical axis.
+    for (int k = 0; k < 3; k++)
+        NPP(nppiMirror_8u_C1R_Ctx(in_planes(c, i)[k], BENCH_W, S.plane[k], BENCH_W, ROI,
+                                  NPP_VERTICAL_AXIS, S.ctx));
+    return 0;
+}
+static int n_invert(bench_ctx *c, void *, int i)
+{
+    for (int k = 0; k < 3; k++)
+        NPP(nppiNot_8u_C1R_Ctx(in_planes(c, i)[k], BENCH_W, S.plane[k], BENCH_W, ROI, S.ctx));
+    return 0;
+}
 static int histograms(const uint8_t *const p[3])
 {
     for (int k = 0; k < 3; k++)
@@ -249,6 +264,10 @@ double bench_npp(bench_ctx *c, const char *op, int *agrees)
         fn = n_transpose;
     else if (!strcmp(op, "rotate 90"))
         fn = n_rotate90;
+    else if (!strcmp(op, "flip h"))
+        fn = n_flip;
+    else if (!strcmp(op, "invert"))
+        fn = n_invert;
     else if (!strcmp(op, "histogram (photo)"))
         fn = n_histogram;
     else if (!strcmp(op, "histogram (one value)"))
@@ -271,7 +290,8 @@ double bench_npp(bench_ctx *c, const char *op, int *agrees)
     // Ours ran last on input 0 (run index 0 of the comparison pass in main);
     // run NPP on input 0 too and compare where the definitions agree.
     if (fn(c, arg, 0) == 0 && cudaStreamSynchronize(c->stream) == cudaSuccess) {
-        if (fn == n_deinterleave || fn == n_transpose || fn == n_rotate90)
+        if (fn == n_deinterleave || fn == n_transpose || fn == n_rotate90 || fn == n_flip ||
+            fn == n_invert)
             *agrees = same(S.plane[0], c->out_plane[0], N) &&
                       same(S.plane[1], c->out_plane[1], N) && same(S.plane[2], c->out_plane[2], N);
         else if (fn == n_interleave)

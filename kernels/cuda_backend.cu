@@ -388,9 +388,9 @@ gpuimg_status cuda_grayscale(gpuimg_backend *be, const gpuimg_planes *src, gpuim
 gpuimg_status cuda_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
 {
     CudaBackend *cb = cuda(be);
-    for (int c = 0; c < src->channels - (src->channels % 2 == 0); c++)
-        LAUNCH(cb, "invert",
-               gpuimg__cuda_invert(src->plane[c], dst->plane[c], npix(src), cb->stream));
+    LAUNCH(cb, "invert",
+           gpuimg__cuda_invert(dplanes(src), dplanes(dst), src->channels - (src->channels % 2 == 0),
+                               npix(src), cb->stream));
     return copy_alpha(cb, src, dst);
 }
 
