@@ -15,10 +15,14 @@
 // The weights travel by value as a kernel parameter (up to 16 KB; kernel
 // parameters may hold 32 KB since CUDA 12.1 on sm_70 and later; a
 // per-process __constant__ array would be shared by batch's threads). The
-// block copies them to shared memory with each kernel row padded to a
-// multiple of 4, so one broadcast 16-byte load serves 4 taps (16 FMAs):
-// indexed straight from the parameter, each tap was a constant-cache load
-// of its own (LDC; the compiler did not keep the index uniform).
+// 3 x 3, 5 x 5 and 7 x 7 kernels have their own unrolled code, in which
+// each weight is an FMA operand read straight from the parameter (constant
+// bank). Any other size copies them to shared memory with each kernel row
+// padded to a multiple of 4, so one broadcast 16-byte load serves 4 taps
+// (16 FMAs): indexed from the parameter at run time, each tap was a
+// constant-cache load of its own (LDC; the compiler did not keep the index
+// uniform). Square kernels that are outer products never get here: they
+// run as two 1-D passes (rank_one, below).
 //
 // Products are fused into the sum (FMA, one rounding per tap), summed in the
 // CPU's order (kernel rows, then columns); SPEC §4 allows float filters to

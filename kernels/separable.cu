@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Separable stencils: the Gaussian blur (float weights, float intermediate
-// that is never rounded) and the box mean (exact integer window sums).
+// that is never rounded), the box mean (exact integer window sums) and
+// convolution kernels that are outer products (convolve.cu sends them).
 //
 // Radii up to FUSED_MAX_RADIUS (every blur up to sigma 10, every box up to
 // 32) run in one fused kernel: a block loads its 64 x 64 output tile's input
@@ -9,8 +10,10 @@
 // then the column pass, so only the bytes in and the bytes out touch device
 // memory (the two-pass form moved a 4-byte intermediate through it: five
 // times the bytes). The weights travel as a kernel parameter: every lane
-// uses the same weight at the same step, and the compiler feeds it to the
-// FMAs from the uniform datapath (ULDC), with no load instruction per tap.
+// uses the same weight at the same step. Radii 1..8 have their own unrolled
+// kernels, whose FMAs take each weight straight from the constant bank;
+// other radii loop, and the compiler feeds the weight to the FMAs from the
+// uniform datapath (ULDC), with no load instruction per tap.
 //
 // Register blocking: a row-pass thread makes 4 neighbouring outputs from a
 // sliding window of 8 floats (two 16-byte shared loads per 4 taps, 16 FMAs),
