@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Device helpers shared by the kernel files: SPEC's arithmetic (from
-// src/arith.h, shared with the CPU), the warp reductions, grid sizing.
+// src/arith.h, shared with the CPU), the warp reductions, grid sizing, plane
+// selection, byte shuffles, and the tile loader of the filter kernels.
 #pragma once
 
 #include <cuda_runtime.h>
