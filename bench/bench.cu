@@ -108,13 +108,11 @@ static int op_box(bench_ctx *c, void *a, int i)
 static int op_convolve(bench_ctx *c, void *a, int i)
 {
     scratch *s = (scratch *)a;
-    for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_convolve(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], BENCH_W,
-                                  BENCH_H, &s->conv, GPUIMG_BORDER_REFLECT101,
-                                  c->stream) != cudaSuccess)
-            return 1;
-    return 0;
+    return gpuimg__cuda_convolve(planes_of(c->in[i % BENCH_BUFFERS].plane), planes_of(c->out_plane),
+                                 3, BENCH_W, BENCH_H, &s->conv, GPUIMG_BORDER_REFLECT101,
+                                 c->stream) != cudaSuccess;
 }
+
 static int op_sobel(bench_ctx *c, void *, int i)
 {
     for (int k = 0; k < 3; k++)

@@ -65,20 +65,43 @@ __host__ __device__ constexpr size_t conv_shared_bytes(int kw, int kh)
 }
 static_assert(conv_shared_bytes(MAX_KERNEL, MAX_KERNEL) <= 227 * 1024, "the largest tile fits");
 
+// Where a tap group's 4 weights (kernel row ki, taps j .. j + 3) come from.
+// Any size: shared memory, rows padded to kw4 (a multiple of 4) with zeros,
+// one broadcast 16-byte load per group.
+struct SharedWeights {
+    const float *s_w;
+    int kw4;
+    __device__ float4 operator()(int ki, int j) const
+    {
+        return *reinterpret_cast<const float4 *>(s_w + ki * kw4 + j);
+    }
+};
+
+// A size known at compile time: once the loops unroll, ki and j are
+// constants and each weight is an FMA operand straight from the parameter
+// (constant bank). Reads past the last tap land in ConvTaps' zero padding.
+template <int CAP, int KW> struct ParamWeights {
+    const ConvTaps<CAP> &k;
+    __device__ float4 operator()(int ki, int j) const
+    {
+        const float *w = k.w + ki * KW + j;
+        return make_float4(w[0], w[1], w[2], w[3]);
+    }
+};
+
 // The taps j .. j + count - 1 of input row r for the thread's 4 x 4 outputs:
 // v holds the 8 inputs from the first output column's tap j on. Output row
 // i uses kernel row r - i when that is a row of the kernel.
-// s_w: the weights, rows padded to kw4 (a multiple of 4) with zeros.
+template <typename Weights>
 __device__ __forceinline__ void conv_taps(float acc[CONV_OUT_Y][4], const float v[8],
-                                          const float *s_w, int kw4, int kh, int r, int j,
-                                          int count)
+                                          const Weights &weights, int kh, int r, int j, int count)
 {
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
         int ki = r - i;
         if (ki < 0 || ki >= kh)
             continue;
-        float4 w4 = *reinterpret_cast<const float4 *>(s_w + ki * kw4 + j);
+        float4 w4 = weights(ki, j);
         const float wt[4] = {w4.x, w4.y, w4.z, w4.w};
 #pragma unroll
         for (int kk = 0; kk < 4; kk++) {
@@ -114,29 +137,6 @@ __device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y,
     for (int c = 0; c < 4; c++) // constant indices: b stays in registers
         if (x + c < w)
             out[c] = b[c];
-}
-
-// The taps j .. j + count - 1 of input row r with the kernel's size known at
-// compile time: r, i and j are constants once the loops unroll, so each
-// weight is an FMA operand straight from the parameter (constant bank).
-template <int CAP, int KW, int KH>
-__device__ __forceinline__ void conv_taps_fixed(float acc[CONV_OUT_Y][4], const float v[8],
-                                                const ConvTaps<CAP> &k, int r, int j, int count)
-{
-#pragma unroll
-    for (int i = 0; i < CONV_OUT_Y; i++) {
-        int ki = r - i;
-        if (ki < 0 || ki >= KH)
-            continue;
-#pragma unroll
-        for (int kk = 0; kk < 4; kk++) {
-            if (kk < count) {
-#pragma unroll
-                for (int c = 0; c < 4; c++)
-                    acc[i][c] = fmaf(k.w[ki * KW + j + kk], v[c + kk], acc[i][c]);
-            }
-        }
-    }
 }
 
 // KW, KH > 0: a kernel size with its own unrolled code (3 x 3, 5 x 5,
@@ -180,7 +180,7 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
             for (int j = 0; j < KW; j += 4) {
                 float4 b = in[j / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                conv_taps_fixed<CAP, KW, KH>(acc, v, k, r, j, min(4, KW - j));
+                conv_taps(acc, v, ParamWeights<CAP, KW>{k}, KH, r, j, min(4, KW - j));
                 a = b;
             }
         }
@@ -192,17 +192,17 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
             for (; j + 4 <= kw; j += 4) {
                 float4 b = in[j / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                conv_taps(acc, v, s_w, kw4, kh, r, j, 4);
+                conv_taps(acc, v, SharedWeights{s_w, kw4}, kh, r, j, 4);
                 a = b;
             }
             if (j < kw) {
                 float4 b = in[j / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                conv_taps(acc, v, s_w, kw4, kh, r, j, kw - j);
+                conv_taps(acc, v, SharedWeights{s_w, kw4}, kh, r, j, kw - j);
             }
         }
     }
-    const bool whole = x0 + CONV_TILE <= w && y0 + CONV_TILE <= h && w % 4 == 0;
+    const bool whole = whole_tile(x0, y0, CONV_TILE, w, h, 4);
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
         uint8_t b[4];
@@ -272,7 +272,7 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
 #pragma unroll
         for (int c = 0; c < 4; c++)
             hs[r][c] = fmaf(2.0f, v[r][c + 1], v[r][c]) + v[r][c + 2];
-    const bool whole = x0 + CONV_TILE <= w && y0 + CONV_TILE <= h && w % 4 == 0;
+    const bool whole = whole_tile(x0, y0, CONV_TILE, w, h, 4);
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
         uint8_t out[4];
@@ -286,8 +286,9 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
 }
 
 template <int CAP, int KW, int KH>
-static cudaError_t launch_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                   const gpuimg_conv *kc, gpuimg_border border, cudaStream_t stream)
+static cudaError_t launch_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, int w,
+                                   int h, const gpuimg_conv *kc, gpuimg_border border,
+                                   cudaStream_t stream)
 {
     ConvTaps<CAP> k;
     int n = kc->width * kc->height;
@@ -305,9 +306,15 @@ static cudaError_t launch_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, 
             return err;
     }
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
-    convolve_kernel<CAP, KW, KH><<<grid, CONV_THREADS, shared, stream>>>(
-        d_src, d_dst, w, h, kc->width, kc->height, kc->scale, kc->bias, kc->absolute, border, k);
-    return cudaGetLastError();
+    for (int c = 0; c < channels; c++) {
+        convolve_kernel<CAP, KW, KH><<<grid, CONV_THREADS, shared, stream>>>(
+            d_src.p[c], d_dst.p[c], w, h, kc->width, kc->height, kc->scale, kc->bias, kc->absolute,
+            border, k);
+        cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
 }
 
 // Whether the kernel is an outer product K[i][j] = col[i] * row[j] (box3,
@@ -350,25 +357,26 @@ static bool rank_one(const gpuimg_conv *k, float *col, float *row)
     return moved < 1e-3;
 }
 
-extern "C" cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                             const gpuimg_conv *k, gpuimg_border border,
-                                             cudaStream_t stream)
+// The kernel is examined and copied into its parameter once for all planes.
+extern "C" cudaError_t gpuimg__cuda_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
+                                             int channels, int w, int h, const gpuimg_conv *k,
+                                             gpuimg_border border, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
     float col[MAX_KERNEL], row[MAX_KERNEL];
     if (rank_one(k, col, row))
-        return gpuimg__cuda_convolve_rank1(d_src, d_dst, w, h, col, row, k->width / 2, k, border,
-                                           stream);
+        return gpuimg__cuda_convolve_rank1(d_src, d_dst, channels, w, h, col, row, k->width / 2, k,
+                                           border, stream);
     if (k->width == 3 && k->height == 3)
-        return launch_convolve<16, 3, 3>(d_src, d_dst, w, h, k, border, stream);
+        return launch_convolve<16, 3, 3>(d_src, d_dst, channels, w, h, k, border, stream);
     if (k->width == 5 && k->height == 5)
-        return launch_convolve<32, 5, 5>(d_src, d_dst, w, h, k, border, stream);
+        return launch_convolve<32, 5, 5>(d_src, d_dst, channels, w, h, k, border, stream);
     if (k->width == 7 && k->height == 7)
-        return launch_convolve<64, 7, 7>(d_src, d_dst, w, h, k, border, stream);
+        return launch_convolve<64, 7, 7>(d_src, d_dst, channels, w, h, k, border, stream);
     if (k->width * k->height <= SMALL_TAPS)
-        return launch_convolve<SMALL_TAPS, 0, 0>(d_src, d_dst, w, h, k, border, stream);
-    return launch_convolve<LARGE_TAPS, 0, 0>(d_src, d_dst, w, h, k, border, stream);
+        return launch_convolve<SMALL_TAPS, 0, 0>(d_src, d_dst, channels, w, h, k, border, stream);
+    return launch_convolve<LARGE_TAPS, 0, 0>(d_src, d_dst, channels, w, h, k, border, stream);
 }
 
 extern "C" cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,

@@ -315,10 +315,9 @@ gpuimg_status cuda_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
                             const gpuimg_conv *k, gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
-    for (int c = 0; c < src->channels; c++)
-        LAUNCH(cb, "convolve",
-               gpuimg__cuda_convolve(src->plane[c], dst->plane[c], src->width, src->height, k,
-                                     border, cb->stream));
+    LAUNCH(cb, "convolve",
+           gpuimg__cuda_convolve(dplanes(src), dplanes(dst), src->channels, src->width, src->height,
+                                 k, border, cb->stream));
     return GPUIMG_OK;
 }
 

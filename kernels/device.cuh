@@ -100,6 +100,14 @@ __device__ __forceinline__ float u8_to_f32(uint32_t word, int k)
     return __int_as_float((int)__byte_perm(word, 0x4B000000u, (unsigned)k | 0x7540u)) - 8388608.0f;
 }
 
+// whole_tile: the block's tile of tile x tile outputs at (x0, y0) lies
+// inside the w x h image and every row starts `align`-byte aligned, so its
+// stores need no tests (the filter kernels' fast store path).
+__device__ __forceinline__ bool whole_tile(int x0, int y0, int tile, int w, int h, int align)
+{
+    return x0 + tile <= w && y0 + tile <= h && w % align == 0;
+}
+
 // border_index_call: border_index as a call, for the border tiles' loads:
 // inlined in every unrolled slot of every tile kernel, its division
 // branches multiplied the binary's size several times over.
@@ -191,25 +199,24 @@ __device__ __forceinline__ void load_tile_f32(const uint8_t *__restrict__ src, i
     const int items = rows * cols;
     for (int base = tid; base < items; base += LOAD_BATCH * THREADS) {
         float v[LOAD_BATCH];
+        int at[LOAD_BATCH]; // s index of the value, -1 past the tile
 #pragma unroll
         for (int u = 0; u < LOAD_BATCH; u++) {
             int i = base + u * THREADS;
             v[u] = 0.0f;
+            at[u] = -1;
             if (i < items) {
                 int row = i / cols, col = i - row * cols;
                 int sx = border_index_call(x0 + col, w, border);
                 int sy = border_index_call(y0 + row, h, border);
                 if (sx >= 0 && sy >= 0)
                     v[u] = (float)src[(size_t)sy * w + sx];
+                at[u] = row * pitch + col;
             }
         }
 #pragma unroll
-        for (int u = 0; u < LOAD_BATCH; u++) {
-            int i = base + u * THREADS;
-            if (i < items) {
-                int row = i / cols;
-                s[row * pitch + (i - row * cols)] = v[u];
-            }
-        }
+        for (int u = 0; u < LOAD_BATCH; u++)
+            if (at[u] >= 0)
+                s[at[u]] = v[u];
     }
 }

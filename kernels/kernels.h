@@ -45,16 +45,17 @@ cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, void *d_tmp, 
 /* A square convolution kernel of radius <= GPUIMG_CUDA_FUSED_RADIUS that is
  * an outer product, K[i][j] = col[i] * row[j], through the fused separable
  * kernel (k gives scale, bias, absolute). */
-cudaError_t gpuimg__cuda_convolve_rank1(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                        const float *col, const float *row, int radius,
-                                        const gpuimg_conv *k, gpuimg_border border,
+cudaError_t gpuimg__cuda_convolve_rank1(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels,
+                                        int w, int h, const float *col, const float *row,
+                                        int radius, const gpuimg_conv *k, gpuimg_border border,
                                         cudaStream_t stream);
 
-/* convolve.cu: 2-D convolution (k's weights, shape, scale and bias read
- * from host memory and passed by value at launch) and the Sobel magnitude,
- * one plane. */
-cudaError_t gpuimg__cuda_convolve(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                  const gpuimg_conv *k, gpuimg_border border, cudaStream_t stream);
+/* convolve.cu: 2-D convolution of `channels` planes (k's weights, shape,
+ * scale and bias read from host memory and passed by value at launch) and
+ * the Sobel magnitude of one plane. */
+cudaError_t gpuimg__cuda_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, int w,
+                                  int h, const gpuimg_conv *k, gpuimg_border border,
+                                  cudaStream_t stream);
 cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
                                gpuimg_border border, cudaStream_t stream);
 

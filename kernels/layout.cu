@@ -30,6 +30,8 @@
 // partial chunk (and any misaligned call) is copied byte by byte, never
 // touching a byte past `pixels` (planes) or `pixels * channels`
 // (interleaved).
+#include <type_traits>
+
 #include "device.cuh"
 #include "kernels.h"
 
@@ -251,6 +253,20 @@ static bool aligned16(const void *p)
     return (uintptr_t)p % 16 == 0;
 }
 
+// Runs launch(std::integral_constant<int, C>()) for C = channels, 1..4: the
+// kernels are instantiated per channel count, and this is the one switch.
+template <typename Launch> static cudaError_t by_channels(int channels, Launch launch)
+{
+    switch (channels) {
+    case 1: launch(std::integral_constant<int, 1>()); break;
+    case 2: launch(std::integral_constant<int, 2>()); break;
+    case 3: launch(std::integral_constant<int, 3>()); break;
+    case 4: launch(std::integral_constant<int, 4>()); break;
+    default: return cudaErrorInvalidValue;
+    }
+    return cudaGetLastError();
+}
+
 extern "C" cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dplanes dst,
                                                  int channels, size_t pixels, cudaStream_t stream)
 {
@@ -260,22 +276,10 @@ extern "C" cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dp
     for (int c = 0; c < channels && c < 4; c++)
         aligned = aligned && aligned16(dst.p[c]);
     int blocks = ceil_div((long long)pixels, LAYOUT_PIXELS);
-    switch (channels) {
-    case 1:
-        deinterleave_kernel<1><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
-        break;
-    case 2:
-        deinterleave_kernel<2><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
-        break;
-    case 3:
-        deinterleave_kernel<3><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
-        break;
-    case 4:
-        deinterleave_kernel<4><<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
-        break;
-    default: return cudaErrorInvalidValue;
-    }
-    return cudaGetLastError();
+    return by_channels(channels, [&](auto C) {
+        deinterleave_kernel<C()>
+            <<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+    });
 }
 
 extern "C" cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int channels,
@@ -287,20 +291,7 @@ extern "C" cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_ds
     for (int c = 0; c < channels && c < 4; c++)
         aligned = aligned && aligned16(src.p[c]);
     int blocks = ceil_div((long long)pixels, LAYOUT_PIXELS);
-    switch (channels) {
-    case 1:
-        interleave_kernel<1><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
-        break;
-    case 2:
-        interleave_kernel<2><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
-        break;
-    case 3:
-        interleave_kernel<3><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
-        break;
-    case 4:
-        interleave_kernel<4><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
-        break;
-    default: return cudaErrorInvalidValue;
-    }
-    return cudaGetLastError();
+    return by_channels(channels, [&](auto C) {
+        interleave_kernel<C()><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+    });
 }

@@ -165,9 +165,8 @@ static_assert(FUSED_TILE / 4 * FUSED_ROWS_Y == FUSED_THREADS, "row pass: a tile 
 static_assert(32 * 2 == FUSED_TILE && FUSED_THREADS / 32 * FUSED_COL_OUT == FUSED_TILE,
               "column pass: 32 lanes x 2 columns, 8 warps x 8 rows cover the tile");
 static_assert(FUSED_MAX_RADIUS == GPUIMG_CUDA_FUSED_RADIUS, "one limit, published in kernels.h");
-static_assert((FUSED_TILE + 2 * FUSED_MAX_RADIUS) * (FUSED_TILE + 2 * FUSED_MAX_RADIUS) * 255.0 <
-                  16777216.0,
-              "box sums stay exact integers in float");
+static_assert(FUSED_MAX_TAPS * FUSED_MAX_TAPS * 255.0 < 16777216.0,
+              "a box window's sum stays an exact integer in float");
 
 // The row pass's taps and the column pass's (the same for blur and box; a
 // rank-one convolution kernel is column (x) row).
@@ -330,7 +329,7 @@ __global__ void __launch_bounds__(FUSED_THREADS, 4)
         }
     }
     const int x = x0 + 2 * lane;
-    if (x0 + FUSED_TILE <= w && y0 + FUSED_TILE <= h && w % 2 == 0) {
+    if (whole_tile(x0, y0, FUSED_TILE, w, h, 2)) {
         // A whole tile, rows 2-byte aligned: no tests per store.
         uint8_t *out = dst + (size_t)(y0 + o0) * w + x;
 #pragma unroll
@@ -468,10 +467,11 @@ extern "C" cudaError_t gpuimg__cuda_box(const uint8_t *d_src, uint8_t *d_dst, vo
     return run_separable<BoxMath>(d_src, d_dst, d_tmp, nullptr, w, h, radius, border, stream);
 }
 
-extern "C" cudaError_t gpuimg__cuda_convolve_rank1(const uint8_t *d_src, uint8_t *d_dst, int w,
-                                                   int h, const float *col, const float *row,
-                                                   int radius, const gpuimg_conv *k,
-                                                   gpuimg_border border, cudaStream_t stream)
+extern "C" cudaError_t gpuimg__cuda_convolve_rank1(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
+                                                   int channels, int w, int h, const float *col,
+                                                   const float *row, int radius,
+                                                   const gpuimg_conv *k, gpuimg_border border,
+                                                   cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
@@ -481,5 +481,11 @@ extern "C" cudaError_t gpuimg__cuda_convolve_rank1(const uint8_t *d_src, uint8_t
         t.col[i] = col[i];
     }
     ConvFinish finish{k->scale, k->bias, k->absolute};
-    return run_fused(d_src, d_dst, t, w, h, radius, border, finish, stream);
+    for (int c = 0; c < channels; c++) {
+        cudaError_t err =
+            run_fused(d_src.p[c], d_dst.p[c], t, w, h, radius, border, finish, stream);
+        if (err != cudaSuccess)
+            return err;
+    }
+    return cudaSuccess;
 }
