@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "pool.h"
 
 const char *gpuimg_strerror(gpuimg_status st)
 {
@@ -73,7 +74,19 @@ void gpuimg_ctx_destroy(gpuimg_ctx *ctx)
         return;
     if (ctx->backend)
         ctx->backend->ops->close(ctx->backend);
+    if (ctx->own_pool)
+        gpuimg__pool_destroy(ctx->pool);
     free(ctx);
+}
+
+gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx)
+{
+    if (!ctx->pool) {
+        /* The calling thread works too while it waits: one fewer worker. */
+        ctx->pool = gpuimg__pool_create(gpuimg__thread_count(ctx->cfg.threads) - 1);
+        ctx->own_pool = ctx->pool != NULL;
+    }
+    return ctx->pool;
 }
 
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx)

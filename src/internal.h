@@ -14,7 +14,15 @@ struct gpuimg_ctx {
     gpuimg_backend *backend; /* NULL until the first operation needs one */
     char error[512];
     double stage_ms[GPUIMG_STAGE_COUNT];
+    /* Codec threads: made on first use with --threads workers, or lent by a
+     * batch (own_pool 0), which shares one pool between files and chunks. */
+    struct gpuimg_pool *pool;
+    int own_pool;
 };
+
+/* The context's pool, made on first use; NULL (work runs on the calling
+ * thread) when it cannot be. */
+struct gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx);
 
 /* Records the detail of a failure and returns st, so callers can write
  * `return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));`. */

@@ -123,8 +123,9 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     if (size == 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (empty file)", name);
     double t0 = gpuimg__now_ms();
-    gpuimg_status st = gpuimg__is_png(data, size) ? gpuimg__decode_png(ctx, data, size, name, out)
-                                                  : gpuimg__decode_stb(ctx, data, size, name, out);
+    gpuimg_status st = gpuimg__is_png(data, size)    ? gpuimg__decode_png(ctx, data, size, name, out)
+                       : gpuimg__is_jpeg(data, size) ? gpuimg__decode_jpeg(ctx, data, size, name, out)
+                                                     : gpuimg__decode_stb(ctx, data, size, name, out);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }
@@ -164,6 +165,7 @@ static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_f
 {
     switch (format) {
     case GPUIMG_FORMAT_PNG: return gpuimg__encode_png(ctx, f, name, img);
+    case GPUIMG_FORMAT_JPEG: return gpuimg__encode_jpeg(ctx, f, name, img);
     case GPUIMG_FORMAT_PPM:
     case GPUIMG_FORMAT_PGM: return gpuimg__encode_pnm(ctx, f, name, format, img);
     default: return gpuimg__encode_stb(ctx, f, name, format, img);
@@ -274,8 +276,7 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
     if (st != GPUIMG_OK)
         return st;
     /* stb_image_write indexes with int */
-    if ((format == GPUIMG_FORMAT_JPEG || format == GPUIMG_FORMAT_BMP ||
-         format == GPUIMG_FORMAT_TGA) &&
+    if ((format == GPUIMG_FORMAT_BMP || format == GPUIMG_FORMAT_TGA) &&
         gpuimg__image_bytes(img->width, img->height, img->channels) > INT_MAX)
         return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
                             "%s: image too large for this format's writer (at most 2 GiB)", name);
@@ -319,8 +320,10 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
 
 const char *gpuimg_codec_versions(void)
 {
-    static char text[128];
-    snprintf(text, sizeof text, "libpng %s, zlib %s, stb_image and stb_image_write (Debian libstb)",
+    static char text[160];
+    snprintf(text, sizeof text,
+             "libpng %s, zlib %s, libjpeg-turbo (TurboJPEG), stb_image and stb_image_write "
+             "(Debian libstb)",
              png_get_libpng_ver(NULL), zlibVersion());
     return text;
 }

@@ -18,12 +18,17 @@ int gpuimg__is_png(const uint8_t *data, size_t size);
 int gpuimg__stb_plausible(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
+int gpuimg__is_jpeg(const uint8_t *data, size_t size);
+gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                  const char *name, gpuimg_image *out);
 /* Every other read format, through stb_image. */
 gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
 
 gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                                  const gpuimg_image *img);
+gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
+                                  const gpuimg_image *img);
 gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                  const gpuimg_image *img);
 gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,

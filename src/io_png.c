@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* PNG through libpng: reading checks every chunk's CRC and the stream's
- * completeness (stb_image does neither), writing honours --png-level. */
+/* PNG reading through libpng: it checks every chunk's CRC and the stream's
+ * completeness (stb_image does neither). Writing is io_png_write.c. */
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
@@ -15,7 +15,6 @@ struct png_job {
     const uint8_t *data;
     size_t size, pos;
     int hit_end; /* the reader ran out of bytes: truncated file */
-    FILE *out;
     char message[200];
 };
 
@@ -141,46 +140,4 @@ done:
     if (st != GPUIMG_OK && img)
         gpuimg_image_free(img);
     return st;
-}
-
-static void write_bytes(png_structp png, png_bytep src, size_t len)
-{
-    struct png_job *job = png_get_io_ptr(png);
-    if (fwrite(src, 1, len, job->out) != len)
-        png_error(png, strerror(errno));
-}
-
-static void flush_nothing(png_structp png)
-{
-    (void)png; /* the caller closes the file */
-}
-
-gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
-                                 const gpuimg_image *img)
-{
-    static const int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
-                                       PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
-    struct png_job job = {.ctx = ctx, .name = name, .out = f};
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job, on_error, on_warning);
-    png_infop info = png ? png_create_info_struct(png) : NULL;
-    if (!info) {
-        png_destroy_write_struct(&png, NULL);
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
-    }
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write PNG (%s)", name, job.message);
-    }
-    png_set_write_fn(png, &job, write_bytes, flush_nothing);
-    png_set_compression_level(png, ctx->cfg.png_level);
-    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
-                 color_types[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-                 PNG_FILTER_TYPE_DEFAULT);
-    png_write_info(png, info);
-    size_t stride = (size_t)img->width * (size_t)img->channels;
-    for (int y = 0; y < img->height; y++)
-        png_write_row(png, img->data + (size_t)y * stride);
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    return GPUIMG_OK;
 }

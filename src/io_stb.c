@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Every format but PNG through stb_image / stb_image_write (Debian's libstb,
- * which carries the implementation; nothing here defines STB_*_IMPLEMENTATION).
+/* Every format but PNG and JPEG (CMYK JPEG excepted) through stb_image and
+ * stb_image_write (Debian's libstb, which carries the implementation;
+ * nothing here defines STB_*_IMPLEMENTATION).
  *
  * stb_image decodes a truncated file without complaint: past the end it
  * reads zeros. So decoding goes through stb's callback API, and a decoder
@@ -186,10 +187,6 @@ gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     struct sink s = {f, 0, 0};
     int ok = 0, w = img->width, h = img->height, c = img->channels;
     switch (format) {
-    case GPUIMG_FORMAT_JPEG:
-        /* JPEG has no alpha: stb writes the colour channels and drops it. */
-        ok = stbi_write_jpg_to_func(write_cb, &s, w, h, c, img->data, ctx->cfg.jpeg_quality);
-        break;
     case GPUIMG_FORMAT_BMP: ok = stbi_write_bmp_to_func(write_cb, &s, w, h, c, img->data); break;
     case GPUIMG_FORMAT_TGA: ok = stbi_write_tga_to_func(write_cb, &s, w, h, c, img->data); break;
     default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb writer", name);
