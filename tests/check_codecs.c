@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/* The codecs against independent ones: every PNG gpuimg writes is read back
+ * by libpng and by stb_image, pixel for pixel; its size is held to libpng's
+ * at the same level; its bytes do not depend on --threads. JPEG goes through
+ * libjpeg-turbo and is checked against stb_image's reading of the same file. */
+#include <png.h>
+#include <stb_image.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+static gpuimg_ctx *codec_ctx(int threads, int level)
+{
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    cfg.backend = "cpu";
+    cfg.threads = threads;
+    cfg.png_level = level;
+    gpuimg_ctx *ctx;
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
+    return ctx;
+}
+
+/* Smooth, photograph-like content (gradients and a little noise), which
+ * deflate compresses well and whose rows pick different filters; the
+ * random images of tu_random_image hardly compress at all. */
+static void smooth_image(gpuimg_image *img, int w, int h, int c, unsigned seed)
+{
+    ck_assert_int_eq(gpuimg_image_alloc(img, w, h, c), GPUIMG_OK);
+    unsigned x = seed * 2654435761u + 7u;
+    for (int y = 0; y < h; y++)
+        for (int i = 0; i < w; i++)
+            for (int k = 0; k < c; k++) {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                int v = (i * (k + 1) / 3 + y / 2 + (int)((i * y) % 97) / 16) + (int)(x >> 30);
+                img->data[((size_t)y * w + i) * c + k] = (uint8_t)v;
+            }
+}
+
+static char *encode_file(gpuimg_ctx *ctx, const gpuimg_image *img, const char *name, size_t *len)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", tu_tmpdir(), name);
+    gpuimg_status st = gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, img);
+    ck_assert_msg(st == GPUIMG_OK, "%s: %s", path, gpuimg_ctx_error(ctx));
+    char *data = tu_read_file(path, len);
+    ck_assert_ptr_nonnull(data);
+    return data;
+}
+
+/* libpng's simplified reader: checks every CRC and the zlib stream's
+ * Adler-32 and length. */
+static void assert_libpng_reads(const char *data, size_t len, const gpuimg_image *want,
+                                const char *what)
+{
+    static const png_uint_32 formats[5] = {0, PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB,
+                                           PNG_FORMAT_RGBA};
+    png_image im;
+    memset(&im, 0, sizeof im);
+    im.version = PNG_IMAGE_VERSION;
+    ck_assert_msg(png_image_begin_read_from_memory(&im, data, len), "%s: libpng: %s", what,
+                  im.message);
+    ck_assert_int_eq(im.width, (png_uint_32)want->width);
+    ck_assert_int_eq(im.height, (png_uint_32)want->height);
+    im.format = formats[want->channels];
+    size_t n = (size_t)want->width * want->height * want->channels;
+    uint8_t *px = malloc(n);
+    ck_assert_ptr_nonnull(px);
+    ck_assert_msg(png_image_finish_read(&im, NULL, px, 0, NULL), "%s: libpng: %s", what,
+                  im.message);
+    ck_assert_msg(memcmp(px, want->data, n) == 0, "%s: libpng reads other pixels", what);
+    free(px);
+}
+
+static void assert_stb_reads(const char *data, size_t len, const gpuimg_image *want,
+                             const char *what)
+{
+    int w, h, c;
+    uint8_t *px = stbi_load_from_memory((const uint8_t *)data, (int)len, &w, &h, &c, 0);
+    ck_assert_msg(px != NULL, "%s: stb_image: %s", what, stbi_failure_reason());
+    ck_assert_int_eq(w, want->width);
+    ck_assert_int_eq(h, want->height);
+    ck_assert_int_eq(c, want->channels);
+    ck_assert_msg(memcmp(px, want->data, (size_t)w * h * c) == 0, "%s: stb reads other pixels",
+                  what);
+    stbi_image_free(px);
+}
+
+/* Shapes that cut into one chunk, many chunks, chunks of one row (a row
+ * wider than a chunk), and rows narrower than the dictionary's reach. */
+START_TEST(png_read_back_by_libpng_and_stb)
+{
+    static const struct {
+        int w, h, c, level, smooth;
+    } cases[] = {
+        {33, 17, 1, 6, 0},    {33, 17, 2, 6, 0},   {33, 17, 3, 6, 0},    {33, 17, 4, 6, 0},
+        {1, 1, 3, 6, 0},      {700, 400, 4, 6, 1}, {700, 400, 3, 0, 1},  {700, 400, 3, 1, 1},
+        {700, 400, 3, 9, 1},  {7, 40000, 3, 6, 1}, {65535, 3, 4, 6, 1},  {30000, 20, 1, 6, 0},
+        {1200, 900, 2, 6, 1}, {513, 611, 3, 6, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        gpuimg_image img;
+        if (cases[i].smooth)
+            smooth_image(&img, cases[i].w, cases[i].h, cases[i].c, (unsigned)i);
+        else
+            tu_random_image(&img, cases[i].w, cases[i].h, cases[i].c, (unsigned)i);
+        char what[96];
+        snprintf(what, sizeof what, "%dx%dx%d level %d", cases[i].w, cases[i].h, cases[i].c,
+                 cases[i].level);
+        gpuimg_ctx *ctx = codec_ctx(4, cases[i].level);
+        size_t len;
+        char *data = encode_file(ctx, &img, "rt.png", &len);
+        assert_libpng_reads(data, len, &img, what);
+        assert_stb_reads(data, len, &img, what);
+        free(data);
+        gpuimg_ctx_destroy(ctx);
+        gpuimg_image_free(&img);
+    }
+}
+END_TEST
+
+/* The cut into chunks depends on the image alone. */
+START_TEST(png_bytes_do_not_depend_on_threads)
+{
+    gpuimg_image img;
+    smooth_image(&img, 1000, 700, 3, 5);
+    size_t len1, len;
+    gpuimg_ctx *one = codec_ctx(1, 6);
+    char *first = encode_file(one, &img, "t1.png", &len1);
+    gpuimg_ctx_destroy(one);
+    static const int threads[] = {2, 3, 16};
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        gpuimg_ctx *ctx = codec_ctx(threads[i], 6);
+        char *data = encode_file(ctx, &img, "tn.png", &len);
+        ck_assert_msg(len == len1 && memcmp(data, first, len) == 0,
+                      "--threads %d wrote other bytes (%zu vs %zu)", threads[i], len, len1);
+        free(data);
+        gpuimg_ctx_destroy(ctx);
+    }
+    free(first);
+    gpuimg_image_free(&img);
+}
+END_TEST
+
+struct membuf {
+    uint8_t *data;
+    size_t len, cap;
+};
+
+static void mem_write(png_structp png, png_bytep src, size_t n)
+{
+    struct membuf *m = png_get_io_ptr(png);
+    if (m->len + n > m->cap) {
+        m->cap = (m->len + n) * 2;
+        m->data = realloc(m->data, m->cap);
+        ck_assert_ptr_nonnull(m->data);
+    }
+    memcpy(m->data + m->len, src, n);
+    m->len += n;
+}
+
+static void mem_flush(png_structp png)
+{
+    (void)png;
+}
+
+/* The file libpng writes at this level with its default filter choice. */
+static size_t libpng_size(const gpuimg_image *img, int level)
+{
+    static const int types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                 PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+    struct membuf m = {0};
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    ck_assert_ptr_nonnull(info);
+    ck_assert_int_eq(setjmp(png_jmpbuf(png)), 0);
+    png_set_write_fn(png, &m, mem_write, mem_flush);
+    png_set_compression_level(png, level);
+    png_set_IHDR(png, info, (png_uint_32)img->width, (png_uint_32)img->height, 8,
+                 types[img->channels], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    for (int y = 0; y < img->height; y++)
+        png_write_row(png, img->data + (size_t)y * img->width * img->channels);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    free(m.data);
+    return m.len;
+}
+
+/* Issue 6's bound: at most 3% larger than libpng at the same level, on a
+ * photograph (samples/) and on smooth synthetic content, many chunks each. */
+START_TEST(png_size_close_to_libpng)
+{
+    gpuimg_image photo, smooth;
+    gpuimg_ctx *ctx = codec_ctx(4, 6);
+    tu_load(ctx, tu_golden("../../samples/coffee.png"), &photo);
+    gpuimg_ctx_destroy(ctx);
+    smooth_image(&smooth, 1500, 1000, 3, 9);
+    const gpuimg_image *images[2] = {&photo, &smooth};
+    static const int levels[] = {1, 6, 9};
+    for (int i = 0; i < 2; i++)
+        for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+            ctx = codec_ctx(4, levels[l]);
+            size_t ours;
+            free(encode_file(ctx, images[i], "size.png", &ours));
+            size_t theirs = libpng_size(images[i], levels[l]);
+            ck_assert_msg((double)ours <= 1.03 * (double)theirs,
+                          "image %d level %d: %zu bytes against libpng's %zu", i, levels[l], ours,
+                          theirs);
+            gpuimg_ctx_destroy(ctx);
+        }
+    gpuimg_image_free(&photo);
+    gpuimg_image_free(&smooth);
+}
+END_TEST
+
+/* libjpeg-turbo's reading of a file against stb_image's: two independent
+ * decoders of one file differ only by the rounding of the inverse DCT and
+ * of the chroma upsampling. */
+static void assert_close_to_stb(const gpuimg_image *got, const char *path, int channels)
+{
+    size_t len;
+    char *data = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(data);
+    int w, h, c;
+    uint8_t *px = stbi_load_from_memory((const uint8_t *)data, (int)len, &w, &h, &c, 0);
+    ck_assert_ptr_nonnull(px);
+    ck_assert_int_eq(c, channels);
+    ck_assert_int_eq(got->channels, channels);
+    ck_assert_int_eq(w, got->width);
+    ck_assert_int_eq(h, got->height);
+    size_t n = (size_t)w * h * c;
+    double sum = 0;
+    int worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = abs((int)px[i] - (int)got->data[i]);
+        sum += d;
+        worst = d > worst ? d : worst;
+    }
+    ck_assert_msg(sum / (double)n < 1.0 && worst <= 24, "%s: mean %.2f, max %d against stb",
+                  path, sum / (double)n, worst);
+    stbi_image_free(px);
+    free(data);
+}
+
+START_TEST(jpeg_every_channel_count)
+{
+    gpuimg_ctx *ctx = codec_ctx(0, 6);
+    gpuimg_image photo;
+    tu_load(ctx, tu_golden("inputs/photo_96x64_rgba.png"), &photo);
+    /* 4 -> 3 (alpha dropped), 3, 2 -> 1, 1 */
+    for (int c = 4; c >= 1; c--) {
+        gpuimg_image in, back;
+        ck_assert_int_eq(gpuimg_image_alloc(&in, photo.width, photo.height, c), GPUIMG_OK);
+        for (size_t p = 0; p < (size_t)photo.width * photo.height; p++)
+            for (int k = 0; k < c; k++)
+                in.data[p * c + k] = photo.data[p * 4 + (c <= 2 && k == 0 ? 1 : k)];
+        char path[512];
+        snprintf(path, sizeof path, "%s/c%d.jpg", tu_tmpdir(), c);
+        ck_assert_msg(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &in) == GPUIMG_OK, "%s",
+                      gpuimg_ctx_error(ctx));
+        tu_load(ctx, path, &back);
+        int want = c >= 3 ? 3 : 1;
+        assert_close_to_stb(&back, path, want);
+        double err = 0; /* and close to what was written: quality 90 */
+        for (size_t p = 0; p < (size_t)in.width * in.height; p++)
+            for (int k = 0; k < want; k++)
+                err += abs((int)back.data[p * want + k] - (int)in.data[p * c + k]);
+        err /= (double)in.width * in.height * want;
+        ck_assert_msg(err < 4.0, "%d channels: mean error %.2f", c, err);
+        gpuimg_image_free(&in);
+        gpuimg_image_free(&back);
+    }
+    gpuimg_image_free(&photo);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A file another encoder wrote (Pillow, tests/golden/formats/photo.jpg). */
+START_TEST(jpeg_foreign_file_like_stb)
+{
+    gpuimg_ctx *ctx = codec_ctx(0, 6);
+    gpuimg_image img;
+    tu_load(ctx, tu_golden("formats/photo.jpg"), &img);
+    assert_close_to_stb(&img, tu_golden("formats/photo.jpg"), 3);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+Suite *codecs_suite(void)
+{
+    Suite *s = suite_create("codecs");
+    TCase *tc = tcase_create("codecs");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, png_read_back_by_libpng_and_stb);
+    tcase_add_test(tc, png_bytes_do_not_depend_on_threads);
+    tcase_add_test(tc, png_size_close_to_libpng);
+    tcase_add_test(tc, jpeg_every_channel_count);
+    tcase_add_test(tc, jpeg_foreign_file_like_stb);
+    suite_add_tcase(s, tc);
+    return s;
+}
