@@ -1,19 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* gpuimg_batch: every image of a folder through a pipeline (SPEC §5).
  *
- * Three stages joined by bounded queues, so that the CPU's codec work
- * overlaps the device's:
+ * Decoding, the device stage and encoding overlap, so that the CPU's codec
+ * work hides the device's:
  *
- *   decode threads --> device stage --> encode threads
- *   (jobs of them)    (2 per GPU, or    (jobs of them)
- *                      jobs on the CPU)
+ *   decode threads --> device stage --> encode jobs on the pool
+ *   (jobs of them)    (2 per GPU, or    (jobs workers, shared by files
+ *                      jobs on the CPU)   and by each PNG's chunks)
  *
  * Each device-stage worker owns a context, and with it a backend instance:
  * on CUDA its own stream, pinned staging buffer and scratch, so the copies
- * of one image overlap the kernels of another. A counting gate caps the
- * images between decode and the end of encode, so memory stays flat
- * whatever the folder's size. Files start in sorted path order; a bad file
- * is reported and counted and the rest go on. */
+ * of one image overlap the kernels of another. Encoding is one pool: a file
+ * is a job, a PNG's chunks are its pieces, and a job that waits for its
+ * pieces runs pieces meanwhile (pool.h), so a batch of few large PNGs keeps
+ * every core on their chunks and a batch of many small files keeps every
+ * core on files. A counting gate caps the images between decode and the
+ * end of encode, so memory stays flat whatever the folder's size. Files
+ * start in sorted path order; a bad file is reported and counted and the
+ * rest go on. */
 #define _DEFAULT_SOURCE /* DT_DIR, realpath */
 #include <dirent.h>
 #include <errno.h>
@@ -28,6 +32,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "pool.h"
 
 #define STREAMS_PER_DEVICE 2
 /* A folder plus a relative path: longer than any real path, never truncated. */
@@ -184,6 +189,8 @@ static int make_parents(char *path)
 /* ---- bounded queues and the in-flight gate ---- */
 
 typedef struct item {
+    gpuimg_task task; /* first: an item is its own encode job */
+    struct batch *b;
     size_t index;
     gpuimg_image image;
 } item;
@@ -258,7 +265,8 @@ typedef struct batch {
     char **outputs;
     atomic_size_t next; /* the next file to decode */
     atomic_int stop;    /* --fail-fast tripped */
-    queue to_device, to_encode;
+    queue to_device;
+    gpuimg_pool *pool; /* the encode jobs and their pieces */
     /* the gate: images between the start of decode and the end of encode */
     pthread_mutex_t gate_lock;
     pthread_cond_t gate_open;
@@ -347,6 +355,7 @@ static void *decode_worker(void *arg)
             continue;
         }
         it->index = i;
+        it->b = b;
         if (gpuimg_load(w->ctx, input, &it->image) != GPUIMG_OK) {
             report(b, i, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
             gate_leave(b, it);
@@ -357,6 +366,8 @@ static void *decode_worker(void *arg)
     queue_producer_done(&b->to_device);
     return NULL;
 }
+
+static void encode_job(gpuimg_task *task);
 
 static void *device_worker(void *arg)
 {
@@ -376,37 +387,44 @@ static void *device_worker(void *arg)
         }
         gpuimg_image_free(&it->image);
         it->image = out;
-        queue_push(&b->to_encode, it);
+        it->task.run = encode_job;
+        gpuimg__pool_job(b->pool, &it->task);
     }
-    queue_producer_done(&b->to_encode);
     return NULL;
 }
 
-static void *encode_worker(void *arg)
+/* One file's encode job, on a pool worker. Its context is made here (a
+ * calloc: contexts open no backend until an operation needs one) and
+ * borrows the batch's pool for the PNG encoder's pieces. */
+static void encode_job(gpuimg_task *task)
 {
-    worker *w = arg;
-    batch *b = w->b;
-    item *it;
-    while ((it = queue_pop(&b->to_encode)) != NULL) {
-        const char *out = b->outputs[it->index];
-        char parents[PATH_BUF];
-        snprintf(parents, sizeof parents, "%s", out);
-        if (atomic_load(&batch_cancelled)) {
-            gate_leave(b, it);
-            continue;
-        }
-        if (make_parents(parents) != 0) {
-            char why[PATH_BUF + 64];
-            snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
-            report(b, it->index, GPUIMG_BATCH_FAILED, why);
-        } else if (gpuimg_save(w->ctx, out, GPUIMG_FORMAT_NONE, &it->image) != GPUIMG_OK) {
-            report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
-        } else {
-            report(b, it->index, GPUIMG_BATCH_DONE, NULL);
-        }
+    item *it = (item *)task;
+    batch *b = it->b;
+    const char *out = b->outputs[it->index];
+    char parents[PATH_BUF];
+    snprintf(parents, sizeof parents, "%s", out);
+    gpuimg_config cpu = b->cfg;
+    cpu.backend = "cpu"; /* codec work never touches a device */
+    gpuimg_ctx *ctx = NULL;
+    if (atomic_load(&batch_cancelled)) {
         gate_leave(b, it);
+        return;
     }
-    return NULL;
+    if (gpuimg_ctx_create(&cpu, &ctx) != GPUIMG_OK) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
+    } else if (make_parents(parents) != 0) {
+        char why[PATH_BUF + 64];
+        snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
+        report(b, it->index, GPUIMG_BATCH_FAILED, why);
+    } else {
+        ctx->pool = b->pool; /* lent: own_pool stays 0 */
+        if (gpuimg_save(ctx, out, GPUIMG_FORMAT_NONE, &it->image) != GPUIMG_OK)
+            report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(ctx));
+        else
+            report(b, it->index, GPUIMG_BATCH_DONE, NULL);
+    }
+    gpuimg_ctx_destroy(ctx);
+    gate_leave(b, it); /* frees the item, and with it this task */
 }
 
 /* Contexts for the device stage: one per stream of each device, opened now
@@ -630,22 +648,19 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         goto done;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int jobs = opt->jobs > 0 ? opt->jobs : cores > 0 ? (int)cores : 1;
-    worker *dev = NULL, *dec = calloc((size_t)jobs, sizeof *dec),
-           *enc = calloc((size_t)jobs, sizeof *enc);
+    worker *dev = NULL, *dec = calloc((size_t)jobs, sizeof *dec);
     int ndev = 0;
-    if (!dec || !enc) {
+    if (!dec) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
         goto workers_done;
     }
     if ((st = open_device_workers(ctx, &b, backend, &dev, &ndev, jobs)) != GPUIMG_OK)
         goto workers_done;
     for (int i = 0; i < jobs && st == GPUIMG_OK; i++) {
-        dec[i].b = enc[i].b = &b;
+        dec[i].b = &b;
         gpuimg_config cpu = b.cfg;
         cpu.backend = "cpu"; /* codec workers never touch a device */
-        if ((st = gpuimg_ctx_create(&cpu, &dec[i].ctx)) == GPUIMG_OK)
-            st = gpuimg_ctx_create(&cpu, &enc[i].ctx);
-        if (st != GPUIMG_OK)
+        if ((st = gpuimg_ctx_create(&cpu, &dec[i].ctx)) != GPUIMG_OK)
             gpuimg__fail(ctx, st, "batch: cannot create a context");
     }
     if (st != GPUIMG_OK)
@@ -666,20 +681,17 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     }
 
     b.max_in_flight = 2 * jobs + 2 * ndev;
-    if (!queue_init(&b.to_device, (size_t)(2 * ndev), jobs) ||
-        !queue_init(&b.to_encode, (size_t)jobs, ndev)) {
+    b.pool = gpuimg__pool_create(jobs);
+    if (!queue_init(&b.to_device, (size_t)(2 * ndev), jobs) || !b.pool) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     } else {
         /* Consumers first: if a stage got no thread at all, nothing could
          * drain the queue before it, so no file is started. */
-        int ndev_started = 0, nenc_started = 0;
+        int ndev_started = 0;
         for (int i = 0; i < ndev; i++)
             ndev_started += dev[i].started =
                 pthread_create(&dev[i].thread, NULL, device_worker, &dev[i]) == 0;
-        for (int i = 0; i < jobs; i++)
-            nenc_started += enc[i].started =
-                pthread_create(&enc[i].thread, NULL, encode_worker, &enc[i]) == 0;
-        if (ndev_started == 0 || nenc_started == 0) {
+        if (ndev_started == 0 || gpuimg__pool_workers(b.pool) == 0) {
             atomic_store(&b.stop, 1);
             st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
         }
@@ -689,31 +701,22 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         for (int i = 0; i < jobs; i++)
             if (!dec[i].started)
                 queue_producer_done(&b.to_device);
-        for (int i = 0; i < ndev; i++)
-            if (!dev[i].started)
-                queue_producer_done(&b.to_encode);
         for (int i = 0; i < jobs; i++)
             if (dec[i].started)
                 pthread_join(dec[i].thread, NULL);
         for (int i = 0; i < ndev; i++)
             if (dev[i].started)
                 pthread_join(dev[i].thread, NULL);
-        for (int i = 0; i < jobs; i++)
-            if (enc[i].started)
-                pthread_join(enc[i].thread, NULL);
     }
+    gpuimg__pool_destroy(b.pool); /* after the last job was queued: runs what is left */
     queue_destroy(&b.to_device);
-    queue_destroy(&b.to_encode);
 
 workers_done:
-    for (int i = 0; dec && enc && i < jobs; i++) {
+    for (int i = 0; dec && i < jobs; i++)
         gpuimg_ctx_destroy(dec[i].ctx);
-        gpuimg_ctx_destroy(enc[i].ctx);
-    }
     for (int i = 0; i < ndev; i++)
         gpuimg_ctx_destroy(dev[i].ctx);
     free(dec);
-    free(enc);
     free(dev);
 done:
     for (size_t i = 0; b.outputs && i < b.files.n; i++)

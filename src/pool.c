@@ -41,13 +41,16 @@ static gpuimg_task *pop(task_queue *q)
     return t;
 }
 
-/* Runs t with the lock released; returns with it held again. */
-static void run_unlocked(gpuimg_pool *p, gpuimg_task *t)
+/* Runs t with the lock released; returns with it held again. A job's
+ * memory may be gone once it has run (nothing waits for a job), so only a
+ * piece is marked done. */
+static void run_unlocked(gpuimg_pool *p, gpuimg_task *t, int piece)
 {
     pthread_mutex_unlock(&p->lock);
     t->run(t);
     pthread_mutex_lock(&p->lock);
-    t->done = 1;
+    if (piece)
+        t->done = 1;
     pthread_cond_broadcast(&p->changed);
 }
 
@@ -57,10 +60,11 @@ static void *worker(void *arg)
     pthread_mutex_lock(&p->lock);
     for (;;) {
         gpuimg_task *t = pop(&p->pieces);
+        int piece = t != NULL;
         if (!t)
             t = pop(&p->jobs);
         if (t)
-            run_unlocked(p, t);
+            run_unlocked(p, t, piece);
         else if (p->stop)
             break;
         else
@@ -93,8 +97,8 @@ void gpuimg__pool_destroy(gpuimg_pool *p)
         return;
     pthread_mutex_lock(&p->lock);
     /* With no worker at all, queued jobs run here. */
-    for (gpuimg_task *t; p->nthreads == 0 && ((t = pop(&p->pieces)) || (t = pop(&p->jobs)));)
-        run_unlocked(p, t);
+    for (gpuimg_task *t; p->nthreads == 0 && (t = pop(&p->jobs));)
+        run_unlocked(p, t, 0);
     p->stop = 1;
     pthread_cond_broadcast(&p->changed);
     pthread_mutex_unlock(&p->lock);
@@ -110,12 +114,13 @@ int gpuimg__pool_workers(const gpuimg_pool *p)
     return p ? p->nthreads : 0;
 }
 
-static void submit(gpuimg_pool *p, task_queue *q, gpuimg_task *t)
+static void submit(gpuimg_pool *p, task_queue *q, gpuimg_task *t, int piece)
 {
     t->done = 0;
     if (!p) {
         t->run(t);
-        t->done = 1;
+        if (piece)
+            t->done = 1;
         return;
     }
     pthread_mutex_lock(&p->lock);
@@ -126,12 +131,12 @@ static void submit(gpuimg_pool *p, task_queue *q, gpuimg_task *t)
 
 void gpuimg__pool_piece(gpuimg_pool *p, gpuimg_task *t)
 {
-    submit(p, p ? &p->pieces : NULL, t);
+    submit(p, p ? &p->pieces : NULL, t, 1);
 }
 
 void gpuimg__pool_job(gpuimg_pool *p, gpuimg_task *t)
 {
-    submit(p, p ? &p->jobs : NULL, t);
+    submit(p, p ? &p->jobs : NULL, t, 0);
 }
 
 void gpuimg__pool_wait(gpuimg_pool *p, gpuimg_task *t)
@@ -143,7 +148,7 @@ void gpuimg__pool_wait(gpuimg_pool *p, gpuimg_task *t)
         /* Only pieces: a job could wait in turn, and so on without end. */
         gpuimg_task *other = pop(&p->pieces);
         if (other)
-            run_unlocked(p, other);
+            run_unlocked(p, other, 1);
         else
             pthread_cond_wait(&p->changed, &p->lock);
     }

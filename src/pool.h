@@ -32,8 +32,9 @@ void gpuimg__pool_destroy(gpuimg_pool *pool);
 int gpuimg__pool_workers(const gpuimg_pool *pool);
 
 void gpuimg__pool_piece(gpuimg_pool *pool, gpuimg_task *task);
+/* A job's run function may free the task: the pool never touches it after. */
 void gpuimg__pool_job(gpuimg_pool *pool, gpuimg_task *task);
-/* Returns once task has run, running queued pieces meanwhile. */
+/* Returns once the piece has run, running queued pieces meanwhile. */
 void gpuimg__pool_wait(gpuimg_pool *pool, gpuimg_task *task);
 
 /* Threads for --threads N (0: the machine's cores), at least 1. */
