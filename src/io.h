@@ -16,6 +16,9 @@ gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t wid
 int gpuimg__is_png(const uint8_t *data, size_t size);
 /* Whether the first bytes of a file look like an image stb can read. */
 int gpuimg__stb_plausible(const uint8_t *data, size_t size);
+/* The common PNG without libpng (io_png_inflate.c): 1 and the image, or 0,
+ * with nothing set, for anything it does not take or finds wrong. */
+int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_image *out);
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
 int gpuimg__is_jpeg(const uint8_t *data, size_t size);

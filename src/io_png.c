@@ -63,6 +63,8 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
         if (st == GPUIMG_ERR_TOO_LARGE)
             return st;
     }
+    if (gpuimg__decode_png_fast(ctx, data, size, out))
+        return GPUIMG_OK;
     /* The callbacks write into job between setjmp and longjmp; on the heap,
      * behind a pointer that never changes, its contents stay defined. */
     struct png_job *job = calloc(1, sizeof *job);

@@ -7,6 +7,7 @@
 #include <stb_image.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "testutil.h"
 
@@ -218,6 +219,137 @@ START_TEST(png_size_close_to_libpng)
 }
 END_TEST
 
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static size_t put_chunk(uint8_t *at, const char *type, const uint8_t *data, uint32_t len)
+{
+    put_be32(at, len);
+    memcpy(at + 4, type, 4);
+    if (len)
+        memcpy(at + 8, data, len);
+    put_be32(at + 8 + len, (uint32_t)crc32(0, at + 4, len + 4));
+    return 12 + len;
+}
+
+static int paeth_predictor(int a, int b, int c)
+{
+    int p = a + b - c, pa = abs(p - a), pb = abs(p - b), pc = abs(p - c);
+    return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+}
+
+/* A PNG by hand: row y filtered with type (y + shift) % 5 (a type over 4
+ * where bad_row says), deflated by zlib into IDATs of idat_len bytes. */
+static uint8_t *forced_filter_png(const gpuimg_image *img, int shift, int bad_row, uLong idat_len,
+                                  size_t *len)
+{
+    size_t n = (size_t)img->width * img->channels, raw_len = (n + 1) * img->height;
+    int bpp = img->channels;
+    uint8_t *raw = malloc(raw_len);
+    ck_assert_ptr_nonnull(raw);
+    for (int y = 0; y < img->height; y++) {
+        const uint8_t *row = img->data + (size_t)y * n, *up = y ? row - n : NULL;
+        uint8_t *o = raw + (size_t)y * (n + 1);
+        int type = (y + shift) % 5;
+        o[0] = (uint8_t)(y == bad_row ? 5 : type);
+        for (size_t i = 0; i < n; i++) {
+            int a = i >= (size_t)bpp ? row[i - bpp] : 0, b = up ? up[i] : 0;
+            int c = up && i >= (size_t)bpp ? up[i - bpp] : 0;
+            int pred = type == 0 ? 0 : type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) / 2
+                                                                      : paeth_predictor(a, b, c);
+            o[1 + i] = (uint8_t)(row[i] - pred);
+        }
+    }
+    uLong zlen = compressBound(raw_len);
+    uint8_t *z = malloc(zlen);
+    ck_assert_int_eq(compress2(z, &zlen, raw, raw_len, 6), Z_OK);
+    free(raw);
+    uint8_t *png = malloc(8 + 25 + zlen + 12 * (zlen / idat_len + 1) + 12);
+    static const uint8_t sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const uint8_t types[5] = {0, 0, 4, 2, 6};
+    memcpy(png, sig, 8);
+    uint8_t ihdr[13] = {0};
+    put_be32(ihdr, (uint32_t)img->width);
+    put_be32(ihdr + 4, (uint32_t)img->height);
+    ihdr[8] = 8;
+    ihdr[9] = types[img->channels];
+    size_t at = 8 + put_chunk(png + 8, "IHDR", ihdr, 13);
+    for (uLong off = 0; off < zlen; off += idat_len)
+        at += put_chunk(png + at, "IDAT", z + off,
+                        (uint32_t)(zlen - off < idat_len ? zlen - off : idat_len));
+    at += put_chunk(png + at, "IEND", NULL, 0);
+    free(z);
+    *len = at;
+    return png;
+}
+
+/* The reader's own path (libdeflate and the wavefront unfilter) on every
+ * filter type after every other, for each pixel size, on one thread and on
+ * several (the larger images), and the first row of each type: the pixels
+ * are the ones filtered, and libpng reads the same. */
+START_TEST(png_reader_every_filter_type)
+{
+    static const struct {
+        int w, h;
+    } sizes[] = {{37, 23}, {700, 520}, {5, 60000}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int c = 1; c <= 4; c++)
+            for (int shift = 0; shift < 5; shift++) {
+                if (sizes[s].h > 1000 && shift > 0)
+                    continue;
+                gpuimg_image img, got;
+                tu_random_image(&img, sizes[s].w, sizes[s].h, c, (unsigned)(c * 5 + shift));
+                size_t len;
+                uint8_t *png = forced_filter_png(&img, shift, -1, 65536, &len);
+                char what[96], path[512];
+                snprintf(what, sizeof what, "%dx%dx%d first row type %d", sizes[s].w,
+                         sizes[s].h, c, shift);
+                assert_libpng_reads((const char *)png, len, &img, what);
+                snprintf(path, sizeof path, "%s/forced.png", tu_tmpdir());
+                tu_write_file(path, png, len);
+                gpuimg_ctx *ctx = codec_ctx(4, 6);
+                tu_load(ctx, path, &got);
+                ck_assert_msg(got.channels == c && memcmp(got.data, img.data,
+                                                          (size_t)img.width * img.height * c) == 0,
+                              "%s: other pixels", what);
+                gpuimg_image_free(&got);
+                gpuimg_ctx_destroy(ctx);
+                free(png);
+                gpuimg_image_free(&img);
+            }
+}
+END_TEST
+
+/* A filter type over 4, in a file whose every CRC and checksum is right, is
+ * refused (libpng's words), never guessed at; so is a cut inside the IDATs. */
+START_TEST(png_reader_refuses_bad_filter_type)
+{
+    gpuimg_image img, got;
+    tu_random_image(&img, 700, 520, 3, 3);
+    size_t len;
+    uint8_t *png = forced_filter_png(&img, 0, 300, 65536, &len);
+    char path[512];
+    snprintf(path, sizeof path, "%s/badfilter.png", tu_tmpdir());
+    tu_write_file(path, png, len);
+    gpuimg_ctx *ctx = codec_ctx(4, 6);
+    ck_assert_int_eq(gpuimg_load(ctx, path, &got), GPUIMG_ERR_DECODE);
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "damaged PNG"), "%s", gpuimg_ctx_error(ctx));
+    free(png);
+    png = forced_filter_png(&img, 0, -1, 65536, &len);
+    tu_write_file(path, png, len / 2);
+    ck_assert_int_eq(gpuimg_load(ctx, path, &got), GPUIMG_ERR_DECODE);
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "truncated"), "%s", gpuimg_ctx_error(ctx));
+    free(png);
+    gpuimg_ctx_destroy(ctx);
+    gpuimg_image_free(&img);
+}
+END_TEST
+
 /* libjpeg-turbo's reading of a file against stb_image's: two independent
  * decoders of one file differ only by the rounding of the inverse DCT and
  * of the chroma upsampling. */
@@ -300,6 +432,8 @@ Suite *codecs_suite(void)
     tcase_add_test(tc, png_read_back_by_libpng_and_stb);
     tcase_add_test(tc, png_bytes_do_not_depend_on_threads);
     tcase_add_test(tc, png_size_close_to_libpng);
+    tcase_add_test(tc, png_reader_every_filter_type);
+    tcase_add_test(tc, png_reader_refuses_bad_filter_type);
     tcase_add_test(tc, jpeg_every_channel_count);
     tcase_add_test(tc, jpeg_foreign_file_like_stb);
     suite_add_tcase(s, tc);
