@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The context: configuration, lazy backend start, error details, timings. */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +9,37 @@
 #include <time.h>
 
 #include "internal.h"
+#include "ops.h"
 #include "pool.h"
+
+/* A backend being opened on another thread (gpuimg_ctx_expect). The thread
+ * writes only here; the context adopts the result on its own thread. */
+struct backend_opener {
+    pthread_t thread;
+    const gpuimg_backend_ops *ops;
+    int device;
+    gpuimg_backend *backend;
+    gpuimg_status st;
+    double ms;
+    char msg[256];
+};
+
+static void *open_in_background(void *arg)
+{
+    struct backend_opener *o = arg;
+    double t0 = gpuimg__now_ms();
+    o->st = o->ops->open(&o->backend, o->device, o->msg, sizeof o->msg);
+    o->ms = gpuimg__now_ms() - t0;
+    return NULL;
+}
+
+static void join_opener(gpuimg_ctx *ctx, struct backend_opener **result)
+{
+    *result = ctx->opener;
+    if (ctx->opener)
+        pthread_join(ctx->opener->thread, NULL);
+    ctx->opener = NULL;
+}
 
 const char *gpuimg_strerror(gpuimg_status st)
 {
@@ -72,6 +103,11 @@ void gpuimg_ctx_destroy(gpuimg_ctx *ctx)
 {
     if (!ctx)
         return;
+    struct backend_opener *o;
+    join_opener(ctx, &o);
+    if (o && o->st == GPUIMG_OK)
+        o->ops->close(o->backend);
+    free(o);
     if (ctx->backend)
         ctx->backend->ops->close(ctx->backend);
     if (ctx->own_pool)
@@ -135,18 +171,71 @@ gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char
     return gpuimg__fail(ctx, st, "%s: %s", what, gpuimg_strerror(st));
 }
 
-static gpuimg_status open_backend(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops)
+/* A backend's opening, here or on the opener's thread, made the context's. */
+static gpuimg_status adopt(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops, gpuimg_status st,
+                           gpuimg_backend *be, double ms, const char *msg)
 {
-    char msg[256] = "";
-    double t0 = gpuimg__now_ms();
-    gpuimg_status st = ops->open(&ctx->backend, ctx->cfg.device, msg, sizeof msg);
-    ctx->stage_ms[GPUIMG_STAGE_INIT] += gpuimg__now_ms() - t0;
-    if (st != GPUIMG_OK) {
-        ctx->backend = NULL;
+    ctx->stage_ms[GPUIMG_STAGE_INIT] += ms;
+    ctx->backend = st == GPUIMG_OK ? be : NULL;
+    if (st != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s backend: %s", ops->name,
                             msg[0] ? msg : gpuimg_strerror(st));
-    }
     return GPUIMG_OK;
+}
+
+static gpuimg_status open_backend(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops)
+{
+    struct backend_opener *o;
+    join_opener(ctx, &o);
+    if (o && o->ops == ops) { /* opened while the image decoded */
+        gpuimg_status st = adopt(ctx, ops, o->st, o->backend, o->ms, o->msg);
+        free(o);
+        return st;
+    }
+    if (o && o->st == GPUIMG_OK)
+        o->ops->close(o->backend);
+    free(o);
+    char msg[256] = "";
+    gpuimg_backend *be = NULL;
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st = ops->open(&be, ctx->cfg.device, msg, sizeof msg);
+    return adopt(ctx, ops, st, be, gpuimg__now_ms() - t0, msg);
+}
+
+gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int nsteps)
+{
+    double per_value = 2.0; /* as gpuimg_run estimates it */
+    for (int i = 0; i < nsteps; i++) {
+        gpuimg_status st = gpuimg_step_finish(ctx, steps[i]);
+        if (st != GPUIMG_OK)
+            return st;
+        per_value += gpuimg__step_cpu_ns(steps[i]);
+    }
+    ctx->expect_ns = per_value;
+    return GPUIMG_OK;
+}
+
+void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
+{
+    if (ctx->expect_ns <= 0 || ctx->backend || ctx->opener)
+        return;
+    const char *want = ctx->cfg.backend;
+    /* One channel: gpuimg_run will count the real ones, never fewer, so
+     * "auto" then takes the device this started. */
+    int device = strcmp(want, "cuda") == 0 ||
+                 (strcmp(want, "auto") == 0 &&
+                  (double)width * (double)height * ctx->expect_ns >= GPUIMG_AUTO_CPU_NS);
+    ctx->expect_ns = 0; /* once: for the next image only */
+    struct backend_opener *o = device ? calloc(1, sizeof *o) : NULL;
+    if (!o)
+        return; /* then it opens when first needed, as without expect */
+    o->ops = gpuimg__cuda_backend();
+    o->device = ctx->cfg.device;
+    if (pthread_create(&o->thread, NULL, open_in_background, o) != 0) {
+        free(o);
+        return;
+    }
+    ctx->opener = o;
 }
 
 gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out)

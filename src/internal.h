@@ -18,7 +18,15 @@ struct gpuimg_ctx {
      * batch (own_pool 0), which shares one pool between files and chunks. */
     struct gpuimg_pool *pool;
     int own_pool;
+    /* gpuimg_ctx_expect: CPU nanoseconds per value of the expected steps
+     * (0: none), and the device being opened on another thread meanwhile. */
+    double expect_ns;
+    struct backend_opener *opener;
 };
+
+/* Called by every decoder once the header gives the size: starts opening
+ * the device when gpuimg_ctx_expect's steps will want it. */
+void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height);
 
 /* The context's pool, made on first use; NULL (work runs on the calling
  * thread) when it cannot be. */

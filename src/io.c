@@ -61,6 +61,7 @@ gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t wid
                             "%s: image too large (%llux%llu is over --max-pixels %llu)", name,
                             (unsigned long long)width, (unsigned long long)height,
                             (unsigned long long)ctx->cfg.max_pixels);
+    gpuimg__header_read(ctx, width, height);
     return GPUIMG_OK;
 }
 

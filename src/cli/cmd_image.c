@@ -68,7 +68,10 @@ static int process(cli *c, const char *in, const char *out, gpuimg_step **steps,
     if (rc >= 0)
         return rc;
     gpuimg_image src, dst;
-    gpuimg_status st = gpuimg_load(c->ctx, in, &src);
+    gpuimg_status st = gpuimg_ctx_expect(c->ctx, steps, nsteps);
+    if (st != GPUIMG_OK)
+        return cli_fail(c, st);
+    st = gpuimg_load(c->ctx, in, &src);
     if (st != GPUIMG_OK)
         return cli_fail(c, st);
     st = gpuimg_run(c->ctx, &src, steps, nsteps, &dst);
