@@ -100,13 +100,18 @@ bench: $(BUILD)/libgpuimg.a
 	    -o $(BUILD)/bench bench/bench.cu bench/npp.cu $(BUILD)/libgpuimg.a $(LDLIBS) $(NPP_LIBS)
 	$(BUILD)/bench $(or $(BENCH_IMAGE),-) $(BUILD)/bench.json
 
+# The codecs against libpng, stb_image and stb_image_write on one
+# photograph: `make $(BUILD)/codec_bench`, then bench/codec_device.sh.
+$(BUILD)/codec_bench: bench/codec_bench.c $(BUILD)/libgpuimg.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuimg.a $(LDLIBS) $(CUDA_LIBS)
+
 # Remakes the goldens from the independent NumPy/SciPy reference.
 golden:
 	/usr/bin/python3 tests/golden/make_golden.py
 
 # The program and the suite, to carry to the GPU machine (see DEVICE.md).
 static:
-	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg
+	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg build-static/codec_bench
 
 install: $(GPUIMG)
 	install -D -m 755 $(GPUIMG) $(DESTDIR)$(or $(PREFIX),/usr/local)/bin/gpuimg

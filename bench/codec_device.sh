@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Issue 6's figures on the GPU machine, in one run:
+#  1. codec_bench on an 8K photograph (the 4000x3000 photograph resized to
+#     7680x4320 with Pillow, saved as PNG level 6 and JPEG quality 90);
+#  2. OpenCV's codecs on the same files, in process;
+#  3. whole-process wall time, median of 5: `gpuimg blur` against OpenCV's
+#     imread + GaussianBlur + imwrite (bench/opencv_blur.py), PNG and JPEG;
+#  4. the batch benchmark: 100 PNG and 100 JPEG photographs of 4000x3000,
+#     blur:sigma=2, gpuimg batch against an OpenCV 16-process pool.
+# Usage: bench/codec_device.sh DIR (DIR holds gpuimg, codec_bench, photo.png).
+set -uo pipefail
+DIR=${1:?usage: codec_device.sh DIR}
+G=$DIR/gpuimg
+W=/tmp/codecbench
+rm -rf $W && mkdir -p $W
+echo "=== machine: $(nproc) cores; $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null)"
+python3 - "$DIR/photo.png" $W <<'PY'
+import sys
+from PIL import Image
+im = Image.open(sys.argv[1]).convert("RGB").resize((7680, 4320), Image.LANCZOS)
+im.save(sys.argv[2] + "/photo8k.png", compress_level=6)
+im.save(sys.argv[2] + "/photo8k.jpg", quality=90)
+PY
+ls -l $W
+
+echo "=== 1. codec_bench"
+$DIR/codec_bench $W/photo8k.png $W/photo8k.jpg
+echo "=== 2. OpenCV codecs"
+python3 bench/opencv_codecs.py $W/photo8k.png $W/photo8k.jpg
+
+echo "=== 3. whole process, 8K: label median min max (s)"
+$G --time blur $W/photo8k.png $W/g.png
+$G --time blur $W/photo8k.jpg $W/g.jpg
+python3 bench/wall.py "gpuimg blur png" 5 $G blur $W/photo8k.png $W/g.png
+python3 bench/wall.py "opencv blur png (level 6)" 5 python3 bench/opencv_blur.py $W/photo8k.png $W/o.png
+python3 bench/wall.py "opencv blur png (its defaults)" 5 python3 bench/opencv_blur.py $W/photo8k.png $W/od.png --opencv-defaults
+python3 bench/wall.py "gpuimg blur jpg" 5 $G blur $W/photo8k.jpg $W/g.jpg
+python3 bench/wall.py "opencv blur jpg (q90)" 5 python3 bench/opencv_blur.py $W/photo8k.jpg $W/o.jpg
+ls -l $W/g.png $W/o.png $W/od.png $W/g.jpg $W/o.jpg
+$G compare $W/g.png $W/o.png | head -3
+
+echo "=== 4. batch: 100 PNG + 100 JPEG of 4000x3000, blur:sigma=2"
+python3 bench/make_photos.py "$DIR/photo.png" $W/png 100 png
+python3 bench/make_photos.py "$DIR/photo.png" $W/jpg 100 jpg
+for fmt in png jpg; do
+    python3 bench/measure.py "gpuimg-batch-$fmt" $G -q batch $W/$fmt $W/out-g-$fmt blur:sigma=2
+    python3 bench/measure.py "opencv16-$fmt" python3 bench/opencv_batch.py $W/$fmt $W/out-o-$fmt 16
+done
+echo "(label wall_s peak_rss_mib exit; images/s = 100 / wall_s)"
