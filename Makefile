@@ -64,6 +64,11 @@ $(GPUIMG): $(CLI_OBJ) $(BUILD)/libgpuimg.a
 $(SUITE): $(TEST_OBJ) $(BUILD)/libgpuimg.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(CHECK_LIBS) $(LDLIBS) $(CUDA_LIBS)
 
+# The PNG filters' loops are branch-free byte arithmetic that GCC's -O2
+# leaves scalar (its cheap cost model). Vectorized, a level-0 encode (the
+# filtering, nearly alone) of a 2000x1500 photograph takes 34 ms, not 57.
+$(BUILD)/src/io_png_write.o: CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<

@@ -8,9 +8,11 @@
 #     imread + GaussianBlur + imwrite (bench/opencv_blur.py), PNG and JPEG;
 #  4. the batch benchmark: 100 PNG and 100 JPEG photographs of 4000x3000,
 #     blur:sigma=2, gpuimg batch against an OpenCV 16-process pool.
-# Usage: bench/codec_device.sh DIR (DIR holds gpuimg, codec_bench, photo.png).
+# Usage: bench/codec_device.sh DIR [codecs|batch] (DIR holds gpuimg,
+# codec_bench, photo.png); with no second argument, both parts.
 set -uo pipefail
-DIR=${1:?usage: codec_device.sh DIR}
+DIR=${1:?usage: codec_device.sh DIR [codecs|batch]}
+PART=${2:-all}
 G=$DIR/gpuimg
 W=/tmp/codecbench
 rm -rf $W && mkdir -p $W
@@ -24,6 +26,7 @@ im.save(sys.argv[2] + "/photo8k.jpg", quality=90)
 PY
 ls -l $W
 
+if [ "$PART" != batch ]; then
 echo "=== 1. codec_bench"
 $DIR/codec_bench $W/photo8k.png $W/photo8k.jpg
 echo "=== 2. OpenCV codecs"
@@ -35,10 +38,13 @@ $G --time blur $W/photo8k.jpg $W/g.jpg
 python3 bench/wall.py "gpuimg blur png" 5 $G blur $W/photo8k.png $W/g.png
 python3 bench/wall.py "opencv blur png (level 6)" 5 python3 bench/opencv_blur.py $W/photo8k.png $W/o.png
 python3 bench/wall.py "opencv blur png (its defaults)" 5 python3 bench/opencv_blur.py $W/photo8k.png $W/od.png --opencv-defaults
+python3 bench/wall.py "gpuimg blur png --png-level 1" 5 $G --png-level 1 blur $W/photo8k.png $W/g1.png
 python3 bench/wall.py "gpuimg blur jpg" 5 $G blur $W/photo8k.jpg $W/g.jpg
 python3 bench/wall.py "opencv blur jpg (q90)" 5 python3 bench/opencv_blur.py $W/photo8k.jpg $W/o.jpg
-ls -l $W/g.png $W/o.png $W/od.png $W/g.jpg $W/o.jpg
+ls -l $W/g.png $W/o.png $W/od.png $W/g1.png $W/g.jpg $W/o.jpg
 $G compare $W/g.png $W/o.png | head -3
+fi
+[ "$PART" = codecs ] && exit 0
 
 echo "=== 4. batch: 100 PNG + 100 JPEG of 4000x3000, blur:sigma=2"
 python3 bench/make_photos.py "$DIR/photo.png" $W/png 100 png

@@ -91,8 +91,8 @@ static gpuimg_status read_more(gpuimg_ctx *ctx, FILE *f, const char *name, uint8
  * stream of something else fails at once), and no file may be larger than
  * the largest image --max-pixels allows could be (8 bytes a pixel, 16-bit
  * RGBA uncompressed, plus 64 MiB of metadata). */
-static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, uint8_t **data,
-                                 size_t *size)
+static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, size_t expect,
+                                 uint8_t **data, size_t *size)
 {
     uint8_t *buf = NULL;
     size_t cap = 0, len = 0, got;
@@ -101,6 +101,11 @@ static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, uin
         st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
                           name);
     uint64_t limit = ctx->cfg.max_pixels * 8 + (UINT64_C(64) << 20);
+    /* A file's size, when known: the rest in one read into one buffer of
+     * the right size (one byte more, to see the end), not a dozen copies as
+     * the buffer doubles. */
+    if (st == GPUIMG_OK && got == PROBE_BYTES && expect > len && expect <= limit)
+        st = read_more(ctx, f, name, &buf, &cap, &len, expect - len + 1, &got);
     while (st == GPUIMG_OK && got > 0) {
         if (len > limit)
             st = gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
@@ -137,20 +142,24 @@ gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     FILE *f = stdin;
+    size_t expect = 0; /* the file's size, when it has one */
     if (!is_stdin) {
         f = fopen(path, "rb");
         if (!f)
             return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
         struct stat sb;
-        if (fstat(fileno(f), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        int known = fstat(fileno(f), &sb) == 0;
+        if (known && S_ISDIR(sb.st_mode)) {
             fclose(f);
             return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
         }
+        if (known && S_ISREG(sb.st_mode) && sb.st_size > 0)
+            expect = (size_t)sb.st_size;
     }
     uint8_t *data = NULL;
     size_t size = 0;
     double t0 = gpuimg__now_ms();
-    gpuimg_status st = read_stream(ctx, f, name, &data, &size);
+    gpuimg_status st = read_stream(ctx, f, name, expect, &data, &size);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     if (!is_stdin)
         fclose(f);
