@@ -9,7 +9,7 @@ SAN     ?=
 CFLAGS  += $(OPT) $(SAN) -std=c11 -Wall -Wextra -Werror -MMD -MP
 CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags stb)
 LDFLAGS += $(SAN)
-LDLIBS  = -lturbojpeg -ldeflate -lstb -lpng16 -lz -lm -lpthread
+LDLIBS  = -lturbojpeg -ljpeg -ldeflate -lstb -lpng16 -lz -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 # `make static`: Debian's static archives by full path, for a binary that
 # runs on another distribution (the GPU machine; see shared/DEVICE.md).

@@ -682,6 +682,11 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
 
     b.max_in_flight = 2 * jobs + 2 * ndev;
     b.pool = gpuimg__pool_create(jobs);
+    /* The decoders lend it too: a PNG's rows unfilter on it. Lent, not
+     * owned, it also tells the JPEG reader not to split files into bands,
+     * which would repeat work while every core has a file of its own. */
+    for (int i = 0; i < jobs; i++)
+        dec[i].ctx->pool = b.pool;
     if (!queue_init(&b.to_device, (size_t)(2 * ndev), jobs) || !b.pool) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     } else {

@@ -1,31 +1,144 @@
 /* SPDX-License-Identifier: MIT */
-/* JPEG through libjpeg-turbo's TurboJPEG API: SIMD inverse DCT, colour
- * conversion and Huffman coding, several times stb's speed both ways.
+/* JPEG through libjpeg-turbo: SIMD inverse DCT, colour conversion and
+ * Huffman coding, several times stb's speed both ways. Writing goes
+ * through its TurboJPEG API; reading through its libjpeg API, which can
+ * skip rows, so that a large image is read in bands on several threads.
  *
- * Reading stops at the first warning (TJFLAG_STOPONWARNING): libjpeg's
- * answer to a truncated file is a warning and grey rows, which SPEC §2 says
- * is an error. CMYK and YCCK files go to stb_image, which converts them to
- * RGB; libjpeg cannot.
+ * Bands: each thread reads the file from the start, skips the rows above
+ * its band (jpeg_skip_scanlines: entropy decoding only, no inverse DCT,
+ * upsampling or colour conversion) and decodes its own. The entropy
+ * decoding is about half a decode and is repeated by every band, so the
+ * gain stops near 2x: at most MAX_BANDS bands, and none in a batch, whose
+ * threads are busy with other files (the repeat would be pure loss there).
+ * libjpeg reads the rows around a band's edges for the chroma upsampling,
+ * so the bands join into exactly the image one pass gives.
+ *
+ * Reading stops at the first warning: libjpeg's answer to a truncated file
+ * is a warning and grey rows, which SPEC §2 says is an error. CMYK and YCCK
+ * files go to stb_image, which converts them to RGB; libjpeg cannot.
  *
  * Writing keeps stb_image_write's choices, so files look as they did:
  * chroma subsampled 4:2:0 up to quality 90 and kept whole (4:4:4) above, as
  * ImageMagick does; alpha dropped (JPEG has none). */
 #include <errno.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+/* jpeglib.h needs stdio.h's FILE and size_t first. */
+#include <jpeglib.h>
 #include <turbojpeg.h>
 
 #include "io.h"
+#include "pool.h"
+
+#define MAX_BANDS 8
+/* Below this many pixels, one band: threads would cost more than they save. */
+#define BAND_PIXELS (4u << 20)
+/* A progressive file may have any number of scans; more than TurboJPEG's
+ * limit (TJFLAG_LIMITSCANS) is refused as a decompression bomb. */
+#define MAX_SCANS 500
 
 int gpuimg__is_jpeg(const uint8_t *data, size_t size)
 {
     return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
 }
 
-static gpuimg_status jpeg_error(gpuimg_ctx *ctx, tjhandle tj, const char *name)
+/* One reading of the file: libjpeg's state, and where its errors go. */
+typedef struct reader {
+    struct jpeg_decompress_struct cinfo;
+    struct jpeg_error_mgr err;
+    struct jpeg_progress_mgr progress;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+} reader;
+
+static void on_error(j_common_ptr cinfo)
 {
-    const char *why = tjGetErrorStr2(tj);
-    if (strstr(why, "Premature end") || strstr(why, "premature end"))
+    reader *r = (reader *)cinfo->client_data;
+    cinfo->err->format_message(cinfo, r->message);
+    longjmp(r->jump, 1);
+}
+
+/* Warnings (level -1) are errors here; trace messages are ignored. */
+static void on_message(j_common_ptr cinfo, int level)
+{
+    if (level < 0)
+        on_error(cinfo);
+}
+
+static void on_progress(j_common_ptr cinfo)
+{
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (d->is_decompressor && d->input_scan_number > MAX_SCANS) {
+        reader *r = (reader *)cinfo->client_data;
+        snprintf(r->message, sizeof r->message, "more than %d scans", MAX_SCANS);
+        longjmp(r->jump, 1);
+    }
+}
+
+/* Sets up r on the file and reads the header; 0 with r->message on error.
+ * The caller runs it inside setjmp(r->jump). */
+static void open_reader(reader *r, const uint8_t *data, size_t size)
+{
+    r->cinfo.err = jpeg_std_error(&r->err);
+    r->err.error_exit = on_error;
+    r->err.emit_message = on_message;
+    r->cinfo.client_data = r;
+    jpeg_create_decompress(&r->cinfo);
+    r->progress.progress_monitor = on_progress;
+    r->cinfo.progress = &r->progress;
+    jpeg_mem_src(&r->cinfo, data, (unsigned long)size);
+    jpeg_read_header(&r->cinfo, TRUE);
+}
+
+typedef struct band {
+    gpuimg_task task; /* first: the pool hands back its address */
+    const uint8_t *data;
+    size_t size;
+    gpuimg_image *img;
+    int y0, y1, last;
+    int failed;
+    char message[JMSG_LENGTH_MAX];
+} band;
+
+static void read_band(gpuimg_task *task)
+{
+    band *b = (band *)task;
+    reader *r = calloc(1, sizeof *r);
+    if (!r) {
+        b->failed = 1;
+        snprintf(b->message, sizeof b->message, "out of memory");
+        return;
+    }
+    /* volatile: read after a longjmp back here */
+    int volatile created = 0;
+    if (setjmp(r->jump)) {
+        b->failed = 1;
+        snprintf(b->message, sizeof b->message, "%s", r->message);
+    } else {
+        created = 1;
+        open_reader(r, b->data, b->size);
+        r->cinfo.out_color_space = b->img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+        jpeg_start_decompress(&r->cinfo);
+        if (b->y0 > 0)
+            jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)b->y0);
+        size_t stride = (size_t)b->img->width * (size_t)b->img->channels;
+        while ((int)r->cinfo.output_scanline < b->y1) {
+            JSAMPROW row = b->img->data + (size_t)r->cinfo.output_scanline * stride;
+            jpeg_read_scanlines(&r->cinfo, &row, 1);
+        }
+        if (b->last) /* reads on to the end marker: a cut after the pixels still fails */
+            jpeg_finish_decompress(&r->cinfo);
+    }
+    if (created)
+        jpeg_destroy_decompress(&r->cinfo);
+    free(r);
+}
+
+static gpuimg_status jpeg_failed(gpuimg_ctx *ctx, const char *name, const char *why)
+{
+    if (strstr(why, "Premature end"))
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated JPEG)",
                             name);
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged JPEG: %s)",
@@ -35,28 +148,63 @@ static gpuimg_status jpeg_error(gpuimg_ctx *ctx, tjhandle tj, const char *name)
 gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out)
 {
-    tjhandle tj = tjInitDecompress();
-    if (!tj)
+    /* The header, read once here for the size and colour space. */
+    reader *r = calloc(1, sizeof *r);
+    if (!r)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
-    int w, h, subsamp, colorspace;
-    gpuimg_status st;
-    if (tjDecompressHeader3(tj, data, size, &w, &h, &subsamp, &colorspace) != 0) {
-        st = jpeg_error(ctx, tj, name);
-    } else if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
-        tjDestroy(tj);
-        return gpuimg__decode_stb(ctx, data, size, name, out);
-    } else if ((st = gpuimg__check_size(ctx, name, (uint64_t)w, (uint64_t)h)) == GPUIMG_OK) {
-        int gray = colorspace == TJCS_GRAY;
-        if ((st = gpuimg_image_alloc(out, w, h, gray ? 1 : 3)) != GPUIMG_OK) {
-            gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
-        } else if (tjDecompress2(tj, data, size, out->data, w, 0, h, gray ? TJPF_GRAY : TJPF_RGB,
-                                 TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0) {
-            st = jpeg_error(ctx, tj, name);
-            gpuimg_image_free(out);
-        }
+    int volatile created = 0;
+    if (setjmp(r->jump)) {
+        if (created)
+            jpeg_destroy_decompress(&r->cinfo);
+        gpuimg_status st = jpeg_failed(ctx, name, r->message);
+        free(r);
+        return st;
     }
-    tjDestroy(tj);
-    return st;
+    created = 1;
+    open_reader(r, data, size);
+    J_COLOR_SPACE space = r->cinfo.jpeg_color_space;
+    uint64_t w = r->cinfo.image_width, h = r->cinfo.image_height;
+    jpeg_destroy_decompress(&r->cinfo);
+    free(r);
+    if (space == JCS_CMYK || space == JCS_YCCK)
+        return gpuimg__decode_stb(ctx, data, size, name, out);
+    gpuimg_status st = gpuimg__check_size(ctx, name, w, h);
+    if (st != GPUIMG_OK)
+        return st;
+    if ((st = gpuimg_image_alloc(out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) !=
+        GPUIMG_OK)
+        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+
+    int nbands = 1;
+    gpuimg_pool *pool = NULL;
+    if (w * h >= BAND_PIXELS && (pool = gpuimg__ctx_pool(ctx)) && ctx->own_pool) {
+        nbands = gpuimg__pool_workers(pool) + 1;
+        nbands = nbands > MAX_BANDS ? MAX_BANDS : nbands;
+    }
+    if (nbands == 1)
+        pool = NULL; /* the one band runs here, now */
+    band bands[MAX_BANDS];
+    for (int k = 0; k < nbands; k++) {
+        bands[k] = (band){.task.run = read_band,
+                          .data = data,
+                          .size = size,
+                          .img = out,
+                          .y0 = (int)(h * (uint64_t)k / (uint64_t)nbands),
+                          .y1 = (int)(h * (uint64_t)(k + 1) / (uint64_t)nbands),
+                          .last = k == nbands - 1};
+        gpuimg__pool_piece(pool, &bands[k].task);
+    }
+    int bad = -1;
+    for (int k = 0; k < nbands; k++) {
+        gpuimg__pool_wait(pool, &bands[k].task);
+        if (bands[k].failed && bad < 0)
+            bad = k;
+    }
+    if (bad >= 0) {
+        gpuimg_image_free(out);
+        return jpeg_failed(ctx, name, bands[bad].message);
+    }
+    return GPUIMG_OK;
 }
 
 gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,

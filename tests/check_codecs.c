@@ -5,9 +5,12 @@
  * libjpeg-turbo and is checked against stb_image's reading of the same file. */
 #include <png.h>
 #include <stb_image.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+/* after stdio.h: it needs FILE */
+#include <jpeglib.h>
 
 #include "testutil.h"
 
@@ -412,6 +415,83 @@ START_TEST(jpeg_every_channel_count)
 }
 END_TEST
 
+/* A JPEG written by libjpeg itself, in the forms files come in: baseline
+ * 4:2:0 and 4:4:4, gray, progressive. */
+static void write_jpeg(const char *path, const gpuimg_image *img, int h_samp, int progressive)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    jpeg_stdio_dest(&c, f);
+    c.image_width = (JDIMENSION)img->width;
+    c.image_height = (JDIMENSION)img->height;
+    c.input_components = img->channels;
+    c.in_color_space = img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 90, TRUE);
+    if (img->channels == 3) {
+        c.comp_info[0].h_samp_factor = h_samp;
+        c.comp_info[0].v_samp_factor = h_samp;
+    }
+    if (progressive)
+        jpeg_simple_progression(&c);
+    jpeg_start_compress(&c, TRUE);
+    size_t stride = (size_t)img->width * img->channels;
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW row = img->data + c.next_scanline * stride;
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    fclose(f);
+}
+
+/* A large JPEG read in bands on several threads is the image one band
+ * gives, byte for byte, in every form; and a cut file still fails. */
+START_TEST(jpeg_bands_join_exactly)
+{
+    static const struct {
+        int c, samp, progressive;
+    } forms[] = {{3, 2, 0}, {3, 1, 0}, {1, 1, 0}, {3, 2, 1}};
+    gpuimg_image img;
+    smooth_image(&img, 2411, 1803, 3, 4); /* 4.3 MP: above the banding size; odd sizes */
+    gpuimg_image gray;
+    ck_assert_int_eq(gpuimg_image_alloc(&gray, img.width, img.height, 1), GPUIMG_OK);
+    for (size_t i = 0; i < (size_t)img.width * img.height; i++)
+        gray.data[i] = img.data[3 * i + 1];
+    gpuimg_ctx *one = codec_ctx(1, 6), *many = codec_ctx(5, 6);
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/band%zu.jpg", tu_tmpdir(), f);
+        write_jpeg(path, forms[f].c == 1 ? &gray : &img, forms[f].samp, forms[f].progressive);
+        gpuimg_image a, b;
+        tu_load(one, path, &a);
+        tu_load(many, path, &b);
+        size_t n = (size_t)a.width * a.height * a.channels;
+        ck_assert_int_eq(b.channels, forms[f].c);
+        ck_assert_msg(memcmp(a.data, b.data, n) == 0, "form %zu: bands differ from one pass", f);
+        assert_close_to_stb(&b, path, forms[f].c);
+        gpuimg_image_free(&a);
+        gpuimg_image_free(&b);
+        size_t len;
+        char *data = tu_read_file(path, &len);
+        snprintf(path, sizeof path, "%s/cut%zu.jpg", tu_tmpdir(), f);
+        tu_write_file(path, data, len * 7 / 10);
+        free(data);
+        ck_assert_int_eq(gpuimg_load(many, path, &b), GPUIMG_ERR_DECODE);
+        ck_assert_msg(strstr(gpuimg_ctx_error(many), "truncated JPEG"), "%s",
+                      gpuimg_ctx_error(many));
+    }
+    gpuimg_ctx_destroy(one);
+    gpuimg_ctx_destroy(many);
+    gpuimg_image_free(&img);
+    gpuimg_image_free(&gray);
+}
+END_TEST
+
 /* A file another encoder wrote (Pillow, tests/golden/formats/photo.jpg). */
 START_TEST(jpeg_foreign_file_like_stb)
 {
@@ -436,6 +516,7 @@ Suite *codecs_suite(void)
     tcase_add_test(tc, png_reader_refuses_bad_filter_type);
     tcase_add_test(tc, jpeg_every_channel_count);
     tcase_add_test(tc, jpeg_foreign_file_like_stb);
+    tcase_add_test(tc, jpeg_bands_join_exactly);
     suite_add_tcase(s, tc);
     return s;
 }
