@@ -37,6 +37,12 @@ struct CudaBackend {
     float *d_weights = nullptr; // a two-pass blur's weights, GPUIMG_CUDA_MAX_WEIGHTS
     float *h_weights = nullptr; // pinned: their copy is asynchronous (a pageable one syncs)
     cudaEvent_t weights_copied = nullptr; // h_weights may be rewritten once this fired
+    // Freed plane blocks kept for the next image: a batch of same-sized
+    // images then allocates nothing, and no cudaFree (which waits for the
+    // whole device, every other stream's work included) runs per image.
+    static constexpr int SPARE_BLOCKS = 4;
+    void *spare[SPARE_BLOCKS] = {};
+    size_t spare_bytes[SPARE_BLOCKS] = {};
 };
 
 constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 4;
@@ -163,6 +169,8 @@ void cuda_close(gpuimg_backend *be)
     CudaBackend *cb = cuda(be);
     // Teardown errors cannot be reported any more; the process is leaving
     // the backend either way.
+    for (void *block : cb->spare)
+        cudaFree(block);
     cudaFree(cb->d_scratch);
     cudaFree(cb->d_interleaved);
     cudaFree(cb->d_small);
@@ -201,7 +209,14 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
     if (st != GPUIMG_OK)
         return st;
     void *base = nullptr;
-    TRY(cb, "cudaMalloc (planes)", cudaMalloc(&base, plane_pitch(w, h) * c));
+    size_t bytes = plane_pitch(w, h) * c;
+    for (int i = 0; i < CudaBackend::SPARE_BLOCKS && !base; i++)
+        if (cb->spare[i] && cb->spare_bytes[i] == bytes) {
+            base = cb->spare[i];
+            cb->spare[i] = nullptr;
+        }
+    if (!base)
+        TRY(cb, "cudaMalloc (planes)", cudaMalloc(&base, bytes));
     p->width = w;
     p->height = h;
     p->channels = c;
@@ -212,8 +227,15 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
 
 void cuda_planes_free(gpuimg_backend *be, gpuimg_planes *p)
 {
-    (void)be;
-    cudaFree(p->plane[0]); // an error here would be a sticky one, reported by the next call
+    CudaBackend *cb = cuda(be);
+    void *base = p->plane[0];
+    for (int i = 0; i < CudaBackend::SPARE_BLOCKS && base; i++)
+        if (!cb->spare[i]) {
+            cb->spare[i] = base;
+            cb->spare_bytes[i] = plane_pitch(p->width, p->height) * p->channels;
+            base = nullptr;
+        }
+    cudaFree(base); // an error here would be a sticky one, reported by the next call
     memset(p, 0, sizeof *p);
 }
 

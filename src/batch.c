@@ -5,7 +5,7 @@
  * work hides the device's:
  *
  *   decode threads --> device stage --> encode jobs on the pool
- *   (jobs of them)    (2 per GPU, or    (jobs workers, shared by files
+ *   (jobs of them)    (4 per GPU, or    (jobs workers, shared by files
  *                      jobs on the CPU)   and by each PNG's chunks)
  *
  * Each device-stage worker owns a context, and with it a backend instance:
@@ -34,7 +34,10 @@
 #include "internal.h"
 #include "pool.h"
 
-#define STREAMS_PER_DEVICE 2
+/* Device-stage workers per GPU. Each one's own work is mostly CPU copies
+ * between the image and its pinned staging buffer, so four keep a GPU fed
+ * where two left it waiting on those copies. */
+#define STREAMS_PER_DEVICE 4
 /* A folder plus a relative path: longer than any real path, never truncated. */
 #define PATH_BUF (2 * PATH_MAX + 2)
 
@@ -733,6 +736,7 @@ done:
     pthread_mutex_destroy(&b.report_lock);
     /* Cleared at the end, not the start: a signal that came while the batch
      * was being set up still stops it. */
+    gpuimg__image_spares_release();
     b.sum.cancelled = atomic_exchange(&batch_cancelled, 0);
     b.sum.seconds = (gpuimg__now_ms() - t0) / 1000.0;
     *summary = b.sum;

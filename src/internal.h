@@ -56,6 +56,9 @@ double gpuimg__now_ms(void);
 /* width * height * channels in size_t, or 0 when it would overflow. */
 size_t gpuimg__image_bytes(int width, int height, int channels);
 
+/* Frees the large pixel buffers image.c keeps for reuse (end of a batch). */
+void gpuimg__image_spares_release(void);
+
 /* Upload a host image into freshly allocated planes of the backend. */
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
                              gpuimg_planes *planes);
