@@ -219,9 +219,12 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
         } else if (pos == 8) {
             /* IHDR, read above */
         } else if (memcmp(type, "tRNS", 4) == 0 || (type[0] & 0x20) == 0) {
-            /* tRNS would become an alpha channel; another critical chunk
-             * (PLTE, or one libpng does not know) is libpng's to judge. */
-            if (memcmp(type, "PLTE", 4) != 0 || idats)
+            /* tRNS would become an alpha channel. A critical chunk other
+             * than a colour image's suggested palette (PLTE before the
+             * IDATs), one libpng may not know or may refuse, is libpng's
+             * to judge. */
+            int palette_hint = memcmp(type, "PLTE", 4) == 0 && !idats && (ihdr[9] & 2);
+            if (!palette_hint)
                 break;
         }
         in_run = is_idat;
