@@ -481,6 +481,28 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
     return st;
 }
 
+/* The device stage's opening, on a thread of its own (gpuimg_batch). It
+ * writes the batch's context (its error, the one "auto" notice) while the
+ * main thread only starts the decoders and waits for it. */
+typedef struct devices_opening {
+    gpuimg_ctx *ctx;
+    batch *b;
+    int jobs;
+    worker *dev;
+    int ndev;
+    gpuimg_status st;
+} devices_opening;
+
+static void *open_devices(void *arg)
+{
+    devices_opening *o = arg;
+    const char *backend; /* auto resolves once, here, with its one notice */
+    o->st = gpuimg_ctx_backend(o->ctx, &backend);
+    if (o->st == GPUIMG_OK)
+        o->st = open_device_workers(o->ctx, o->b, backend, &o->dev, &o->ndev, o->jobs);
+    return NULL;
+}
+
 /* IN_DIR a folder, OUT_DIR not IN_DIR; out_sb is OUT_DIR's, zeroed when it
  * does not exist yet (created only once the plan holds: make_out_dir). */
 static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
@@ -645,20 +667,14 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     if ((st = make_out_dir(ctx, opt->out_dir)) != GPUIMG_OK)
         goto done;
 
-    /* The backend: auto resolves once, here, with its one notice. */
-    const char *backend;
-    if ((st = gpuimg_ctx_backend(ctx, &backend)) != GPUIMG_OK)
-        goto done;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int jobs = opt->jobs > 0 ? opt->jobs : cores > 0 ? (int)cores : 1;
-    worker *dev = NULL, *dec = calloc((size_t)jobs, sizeof *dec);
-    int ndev = 0;
+    worker *dec = calloc((size_t)jobs, sizeof *dec);
+    devices_opening dv = {.ctx = ctx, .b = &b, .jobs = jobs};
     if (!dec) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
         goto workers_done;
     }
-    if ((st = open_device_workers(ctx, &b, backend, &dev, &ndev, jobs)) != GPUIMG_OK)
-        goto workers_done;
     for (int i = 0; i < jobs && st == GPUIMG_OK; i++) {
         dec[i].b = &b;
         gpuimg_config cpu = b.cfg;
@@ -683,38 +699,55 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         }
     }
 
-    b.max_in_flight = 2 * jobs + 2 * ndev;
+    /* Sized before the device stage is known: as many workers as it will
+     * have on one GPU (all of the CPU's when the CPU is named). */
+    int planned = strcmp(b.cfg.backend, "cpu") == 0 ? jobs
+                  : opt->devices                     ? STREAMS_PER_DEVICE * opt->ndevices
+                                                     : STREAMS_PER_DEVICE;
+    b.max_in_flight = 2 * jobs + 2 * planned;
     b.pool = gpuimg__pool_create(jobs);
     /* The decoders lend it too: a PNG's rows unfilter on it. Lent, not
      * owned, it also tells the JPEG reader not to split files into bands,
      * which would repeat work while every core has a file of its own. */
     for (int i = 0; i < jobs; i++)
         dec[i].ctx->pool = b.pool;
-    if (!queue_init(&b.to_device, (size_t)(2 * ndev), jobs) || !b.pool) {
+    if (!queue_init(&b.to_device, (size_t)(2 * planned), jobs) || !b.pool) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     } else {
-        /* Consumers first: if a stage got no thread at all, nothing could
-         * drain the queue before it, so no file is started. */
-        int ndev_started = 0;
-        for (int i = 0; i < ndev; i++)
-            ndev_started += dev[i].started =
-                pthread_create(&dev[i].thread, NULL, device_worker, &dev[i]) == 0;
-        if (ndev_started == 0 || gpuimg__pool_workers(b.pool) == 0) {
-            atomic_store(&b.stop, 1);
-            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
-        }
+        /* Starting CUDA takes about 0.3 s: the device stage opens on its
+         * own thread while the first files decode. Nothing is written
+         * before it is open; if it cannot open, the batch stops with its
+         * error and the decoded images are dropped. */
+        pthread_t opener;
+        int opening = pthread_create(&opener, NULL, open_devices, &dv) == 0;
+        if (!opening)
+            open_devices(&dv);
         for (int i = 0; i < jobs; i++)
             dec[i].started = pthread_create(&dec[i].thread, NULL, decode_worker, &dec[i]) == 0;
         /* A thread that could not start is a producer that will never finish. */
         for (int i = 0; i < jobs; i++)
             if (!dec[i].started)
                 queue_producer_done(&b.to_device);
+        if (opening)
+            pthread_join(opener, NULL);
+        st = dv.st;
+        int ndev_started = 0;
+        for (int i = 0; st == GPUIMG_OK && i < dv.ndev; i++)
+            ndev_started += dv.dev[i].started =
+                pthread_create(&dv.dev[i].thread, NULL, device_worker, &dv.dev[i]) == 0;
+        if (st == GPUIMG_OK && (ndev_started == 0 || gpuimg__pool_workers(b.pool) == 0))
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
+        if (st != GPUIMG_OK || ndev_started == 0) { /* drain: nothing else will */
+            atomic_store(&b.stop, 1);
+            for (item *it; (it = queue_pop(&b.to_device)) != NULL;)
+                gate_leave(&b, it);
+        }
         for (int i = 0; i < jobs; i++)
             if (dec[i].started)
                 pthread_join(dec[i].thread, NULL);
-        for (int i = 0; i < ndev; i++)
-            if (dev[i].started)
-                pthread_join(dev[i].thread, NULL);
+        for (int i = 0; i < dv.ndev; i++)
+            if (dv.dev[i].started)
+                pthread_join(dv.dev[i].thread, NULL);
     }
     gpuimg__pool_destroy(b.pool); /* after the last job was queued: runs what is left */
     queue_destroy(&b.to_device);
@@ -722,10 +755,10 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
 workers_done:
     for (int i = 0; dec && i < jobs; i++)
         gpuimg_ctx_destroy(dec[i].ctx);
-    for (int i = 0; i < ndev; i++)
-        gpuimg_ctx_destroy(dev[i].ctx);
+    for (int i = 0; i < dv.ndev; i++)
+        gpuimg_ctx_destroy(dv.dev[i].ctx);
     free(dec);
-    free(dev);
+    free(dv.dev);
 done:
     for (size_t i = 0; b.outputs && i < b.files.n; i++)
         free(b.outputs[i]);

@@ -315,6 +315,28 @@ START_TEST(sigint_leaves_whole_files)
 }
 END_TEST
 
+/* The device stage opens while the first files decode; where it cannot
+ * open (`--backend cuda` without a GPU), the batch stops with the device's
+ * error and exit 4, and writes nothing. Where a GPU is usable, the same
+ * command processes the folder. */
+START_TEST(device_failure_writes_nothing)
+{
+    char in[600], out[700], why[256];
+    make_input(in, sizeof in);
+    snprintf(out, sizeof out, "%s/../out", in);
+    static const char *const cuda[] = {"--backend", "cuda", "blur:sigma=2", NULL};
+    char *err;
+    int rc = batch(in, out, cuda, &err);
+    if (gpuimg_backend_probe("cuda", 0, why, sizeof why) == GPUIMG_OK) {
+        ck_assert_msg(rc == 1 && strstr(err, "4 processed, 2 failed"), "rc %d: %s", rc, err);
+    } else {
+        ck_assert_msg(rc == 4 && strstr(err, "cuda"), "rc %d: %s", rc, err);
+        ck_assert_int_eq(tu_count_entries(out), 0);
+    }
+    free(err);
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
@@ -326,6 +348,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, fail_fast_stops);
     tcase_add_test(tc, deep_tree_and_unwritable_formats);
     tcase_add_test(tc, sigint_leaves_whole_files);
+    tcase_add_test(tc, device_failure_writes_nothing);
     tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
