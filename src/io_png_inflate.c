@@ -73,9 +73,11 @@ unfilter_span(int type, const uint8_t *f, uint8_t *r, const uint8_t *up, size_t 
               const int bpp)
 {
     int a[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0};
+    /* Only a Paeth row reads the row above's upper-left: a None or Sub row
+     * does not wait for the row above, which may still be being written. */
     for (int k = 0; k < bpp && i0 > 0; k++) {
         a[k] = r[i0 - bpp + k];
-        c[k] = up ? up[i0 - bpp + k] : 0;
+        c[k] = up && type == PAETH ? up[i0 - bpp + k] : 0;
     }
     if (type == NONE || (!up && type == UP)) {
         memcpy(r + i0, f + i0, i1 - i0);
