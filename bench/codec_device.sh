@@ -7,7 +7,8 @@
 #  3. whole-process wall time, median of 5: `gpuimg blur` against OpenCV's
 #     imread + GaussianBlur + imwrite (bench/opencv_blur.py), PNG and JPEG;
 #  4. the batch benchmark: 100 PNG and 100 JPEG photographs of 4000x3000,
-#     blur:sigma=2, gpuimg batch against an OpenCV 16-process pool.
+#     blur:sigma=2, gpuimg batch against an OpenCV 16-process pool (PNG
+#     once each, half a minute a run; JPEG median of 3).
 # Usage: bench/codec_device.sh DIR [codecs|batch] (DIR holds gpuimg,
 # codec_bench, photo.png); with no second argument, both parts.
 set -uo pipefail
@@ -49,8 +50,9 @@ fi
 echo "=== 4. batch: 100 PNG + 100 JPEG of 4000x3000, blur:sigma=2"
 python3 bench/make_photos.py "$DIR/photo.png" $W/png 100 png
 python3 bench/make_photos.py "$DIR/photo.png" $W/jpg 100 jpg
-for fmt in png jpg; do
-    python3 bench/measure.py "gpuimg-batch-$fmt" $G -q batch $W/$fmt $W/out-g-$fmt blur:sigma=2
-    python3 bench/measure.py "opencv16-$fmt" python3 bench/opencv_batch.py $W/$fmt $W/out-o-$fmt 16
-done
-echo "(label wall_s peak_rss_mib exit; images/s = 100 / wall_s)"
+echo "PNG, once each: label wall_s peak_rss_mib exit (images/s = 100 / wall_s)"
+python3 bench/measure.py "gpuimg-batch-png" $G -q batch $W/png $W/out-g-png blur:sigma=2
+python3 bench/measure.py "opencv16-png" python3 bench/opencv_batch.py $W/png $W/out-o-png 16
+echo "JPEG, a second each: label median min max of 3 (s), after one untimed run"
+python3 bench/wall.py "gpuimg-batch-jpg" 3 $G -q batch $W/jpg $W/out-g-jpg blur:sigma=2
+python3 bench/wall.py "opencv16-jpg" 3 python3 bench/opencv_batch.py $W/jpg $W/out-o-jpg 16
