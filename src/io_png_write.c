@@ -153,7 +153,9 @@ static void deflate_chunk(gpuimg_task *task)
     zs.next_out = c->out + head;
     zs.avail_out = (uInt)(cap - head - tail);
     int want = c->last ? Z_STREAM_END : Z_OK;
-    if (deflate(&zs, c->last ? Z_FINISH : Z_FULL_FLUSH) != want || zs.avail_in != 0)
+    /* A flush is complete only if it left room unused (zlib's rule). */
+    if (deflate(&zs, c->last ? Z_FINISH : Z_FULL_FLUSH) != want || zs.avail_in != 0 ||
+        zs.avail_out == 0)
         goto fail;
     c->out_len = head + zs.total_out;
     c->crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), c->out, (uInt)c->out_len);
@@ -224,6 +226,7 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
     ihdr[8] = 8; /* bits per channel; compression, filter, interlace stay 0 */
     ihdr[9] = color_types[img->channels];
     int io_ok = fwrite(signature, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13, 0, 0);
+    int write_errno = io_ok ? 0 : errno; /* kept: later calls may change errno */
     int failed = 0;
     uLong adler = 1;
     for (size_t i = 0; i < count; i++) {
@@ -238,16 +241,18 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                 c->crc = crc32(c->crc, c->out + c->out_len, 4);
                 c->out_len += 4;
             }
-            io_ok = io_ok && write_chunk(f, "IDAT", c->out, c->out_len, c->crc, 1);
+            if (io_ok && !(io_ok = write_chunk(f, "IDAT", c->out, c->out_len, c->crc, 1)))
+                write_errno = errno;
         }
         free(c->out);
     }
     free(chunks);
-    io_ok = io_ok && write_chunk(f, "IEND", NULL, 0, 0, 0);
+    if (io_ok && !(io_ok = write_chunk(f, "IEND", NULL, 0, 0, 0)))
+        write_errno = errno;
     if (failed)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory while compressing", name);
     if (!io_ok)
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write PNG (%s)", name,
-                            strerror(errno ? errno : EIO));
+                            strerror(write_errno ? write_errno : EIO));
     return GPUIMG_OK;
 }

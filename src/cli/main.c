@@ -391,10 +391,12 @@ int main(int argc, char **argv)
     cli_report_time(&c);
     gpuimg_ctx_destroy(c.ctx);
     /* A report that could not be written (a full disk, a closed pipe) is an
-     * I/O error, not a success. */
+     * I/O error, not a success; said once, unless the command already failed
+     * and said why (an image written to standard output, say). */
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error(&c, "standard output: %s", strerror(errno ? errno : EIO));
-        return EXIT_IO;
+        if (rc <= 0)
+            cli_error(&c, "standard output: %s", strerror(errno ? errno : EIO));
+        return rc > 0 ? rc : EXIT_IO;
     }
     return rc < 0 ? 0 : rc;
 }
