@@ -45,8 +45,8 @@ typedef struct gpuimg_image {
 /* Allocates a zeroed image; on failure *img is left empty. */
 gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels);
 /* Frees an image from gpuimg_image_alloc or a gpuimg call, its width,
- * height and channels unchanged: a large buffer may be kept, by its size,
- * for the next image of that size. */
+ * height and channels unchanged (while a batch runs, a large buffer may be
+ * kept, by its size, for the next image of that size). */
 void gpuimg_image_free(gpuimg_image *img);
 
 typedef enum gpuimg_border {

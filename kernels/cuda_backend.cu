@@ -215,8 +215,18 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
             base = cb->spare[i];
             cb->spare[i] = nullptr;
         }
-    if (!base)
-        TRY(cb, "cudaMalloc (planes)", cudaMalloc(&base, bytes));
+    if (!base) {
+        cudaError_t err = cudaMalloc(&base, bytes);
+        if (err == cudaErrorMemoryAllocation) { // the spares may be what fills the device
+            cudaGetLastError();
+            for (void *&spare : cb->spare) {
+                cudaFree(spare);
+                spare = nullptr;
+            }
+            err = cudaMalloc(&base, bytes);
+        }
+        TRY(cb, "cudaMalloc (planes)", err);
+    }
     p->width = w;
     p->height = h;
     p->channels = c;

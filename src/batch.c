@@ -268,6 +268,7 @@ typedef struct batch {
     char **outputs;
     atomic_size_t next; /* the next file to decode */
     atomic_int stop;    /* --fail-fast tripped */
+    atomic_int abort;   /* the device stage failed to start: drop everything */
     queue to_device;
     gpuimg_pool *pool; /* the encode jobs and their pieces */
     /* the gate: images between the start of decode and the end of encode */
@@ -379,7 +380,7 @@ static void *device_worker(void *arg)
     item *it;
     while ((it = queue_pop(&b->to_device)) != NULL) {
         gpuimg_image out;
-        if (atomic_load(&batch_cancelled)) {
+        if (atomic_load(&batch_cancelled) || atomic_load(&b->abort)) {
             gate_leave(b, it); /* cancelled: not started, not counted */
             continue;
         }
@@ -667,6 +668,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     if ((st = make_out_dir(ctx, opt->out_dir)) != GPUIMG_OK)
         goto done;
 
+    gpuimg__image_spares_open(); /* released after workers_done */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int jobs = opt->jobs > 0 ? opt->jobs : cores > 0 ? (int)cores : 1;
     worker *dec = calloc((size_t)jobs, sizeof *dec);
@@ -739,6 +741,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
             st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
         if (st != GPUIMG_OK || ndev_started == 0) { /* drain: nothing else will */
             atomic_store(&b.stop, 1);
+            atomic_store(&b.abort, 1);
             for (item *it; (it = queue_pop(&b.to_device)) != NULL;)
                 gate_leave(&b, it);
         }
@@ -759,6 +762,7 @@ workers_done:
         gpuimg_ctx_destroy(dv.dev[i].ctx);
     free(dec);
     free(dv.dev);
+    gpuimg__image_spares_release();
 done:
     for (size_t i = 0; b.outputs && i < b.files.n; i++)
         free(b.outputs[i]);
@@ -769,7 +773,6 @@ done:
     pthread_mutex_destroy(&b.report_lock);
     /* Cleared at the end, not the start: a signal that came while the batch
      * was being set up still stops it. */
-    gpuimg__image_spares_release();
     b.sum.cancelled = atomic_exchange(&batch_cancelled, 0);
     b.sum.seconds = (gpuimg__now_ms() - t0) / 1000.0;
     *summary = b.sum;

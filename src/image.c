@@ -7,7 +7,9 @@
  * of such images that was a third of all CPU time, spent in the kernel. A
  * freed buffer of SPARE_MIN bytes or more waits in a small shelf for the
  * next image of exactly its size (a batch's images mostly are), already
- * mapped; it is cleared as calloc's would be. */
+ * mapped; it is cleared as calloc's would be. The shelf is open only while
+ * a batch runs, holds at most SPARE_BYTES, and is emptied when the last
+ * batch ends, so a program's memory outside batches is what it frees. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,12 +32,15 @@ size_t gpuimg__image_bytes(int width, int height, int channels)
 
 #define SPARE_MIN ((size_t)4 << 20)
 #define SPARES 8
+#define SPARE_BYTES ((size_t)1 << 30)
 
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
     uint8_t *data;
     size_t bytes;
 } spares[SPARES];
+static size_t shelved;   /* bytes on the shelf */
+static int shelf_users;  /* batches running */
 
 static uint8_t *take_spare(size_t bytes)
 {
@@ -45,6 +50,7 @@ static uint8_t *take_spare(size_t bytes)
         if (spares[i].data && spares[i].bytes == bytes) {
             p = spares[i].data;
             spares[i].data = NULL;
+            shelved -= bytes;
         }
     pthread_mutex_unlock(&spare_lock);
     if (p)
@@ -52,30 +58,48 @@ static uint8_t *take_spare(size_t bytes)
     return p;
 }
 
-/* Shelves the buffer; frees the one it displaces (the shelf is full). */
+/* Shelves the buffer, displacing one when the shelf is full; frees it
+ * instead when no batch runs or it would take the shelf over its bytes. */
 static void shelve(uint8_t *p, size_t bytes)
 {
-    pthread_mutex_lock(&spare_lock);
     static unsigned next;
-    int slot = -1;
-    for (int i = 0; i < SPARES && slot < 0; i++)
-        if (!spares[i].data)
-            slot = i;
-    if (slot < 0)
-        slot = (int)(next++ % SPARES);
-    uint8_t *old = spares[slot].data;
-    spares[slot].data = p;
-    spares[slot].bytes = bytes;
+    uint8_t *drop = p;
+    pthread_mutex_lock(&spare_lock);
+    if (shelf_users > 0) {
+        int slot = -1;
+        for (int i = 0; i < SPARES && slot < 0; i++)
+            if (!spares[i].data)
+                slot = i;
+        if (slot < 0)
+            slot = (int)(next++ % SPARES);
+        size_t after = shelved - (spares[slot].data ? spares[slot].bytes : 0) + bytes;
+        if (after <= SPARE_BYTES) {
+            drop = spares[slot].data;
+            spares[slot].data = p;
+            spares[slot].bytes = bytes;
+            shelved = after;
+        }
+    }
     pthread_mutex_unlock(&spare_lock);
-    free(old);
+    free(drop);
+}
+
+void gpuimg__image_spares_open(void)
+{
+    pthread_mutex_lock(&spare_lock);
+    shelf_users++;
+    pthread_mutex_unlock(&spare_lock);
 }
 
 void gpuimg__image_spares_release(void)
 {
     pthread_mutex_lock(&spare_lock);
-    for (int i = 0; i < SPARES; i++) {
-        free(spares[i].data);
-        spares[i].data = NULL;
+    if (--shelf_users == 0) {
+        for (int i = 0; i < SPARES; i++) {
+            free(spares[i].data);
+            spares[i].data = NULL;
+        }
+        shelved = 0;
     }
     pthread_mutex_unlock(&spare_lock);
 }

@@ -56,7 +56,9 @@ double gpuimg__now_ms(void);
 /* width * height * channels in size_t, or 0 when it would overflow. */
 size_t gpuimg__image_bytes(int width, int height, int channels);
 
-/* Frees the large pixel buffers image.c keeps for reuse (end of a batch). */
+/* A batch's start and end: while one runs, image.c keeps large freed
+ * pixel buffers for reuse; when the last ends, it frees them. */
+void gpuimg__image_spares_open(void);
 void gpuimg__image_spares_release(void);
 
 /* Upload a host image into freshly allocated planes of the backend. */

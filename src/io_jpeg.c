@@ -27,6 +27,9 @@
 #include <string.h>
 /* jpeglib.h needs stdio.h's FILE and size_t first. */
 #include <jpeglib.h>
+/* after jpeglib.h */
+#include <jerror.h>
+#include <limits.h>
 #include <turbojpeg.h>
 
 #include "io.h"
@@ -154,11 +157,13 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     int volatile created = 0;
     if (setjmp(r->jump)) {
+        int too_big = r->err.msg_code == JERR_IMAGE_TOO_BIG;
         if (created)
             jpeg_destroy_decompress(&r->cinfo);
-        gpuimg_status st = jpeg_failed(ctx, name, r->message);
+        gpuimg_status st = too_big ? GPUIMG_OK : jpeg_failed(ctx, name, r->message);
         free(r);
-        return st;
+        /* A side over libjpeg's 65500 pixels: stb reads up to 65535. */
+        return too_big ? gpuimg__decode_stb(ctx, data, size, name, out) : st;
     }
     created = 1;
     open_reader(r, data, size);
@@ -211,6 +216,16 @@ gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
                                   const gpuimg_image *img)
 {
     int w = img->width, h = img->height, c = img->channels, q = ctx->cfg.jpeg_quality;
+    if (w > JPEG_MAX_DIMENSION || h > JPEG_MAX_DIMENSION) {
+        /* libjpeg stops at 65500 pixels a side; stb_image_write goes to
+         * 65535, within its int-indexed 2 GiB. */
+        if (gpuimg__image_bytes(w, h, c) > INT_MAX)
+            return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                                "%s: image too large for JPEG (a side over %d pixels and over "
+                                "2 GiB of pixels)",
+                                name, (int)JPEG_MAX_DIMENSION);
+        return gpuimg__encode_stb(ctx, f, name, GPUIMG_FORMAT_JPEG, img);
+    }
     const uint8_t *pixels = img->data;
     uint8_t *gray = NULL;
     if (c == 2) { /* gray + alpha: TurboJPEG has no such layout, so the gray alone */
@@ -233,7 +248,7 @@ gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
                            0) != 0) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write JPEG (%s)", name,
                           tjGetErrorStr2(tj));
-    } else if (fwrite(jpeg, 1, len, f) != len) {
+    } else if ((errno = 0, fwrite(jpeg, 1, len, f) != len)) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name,
                           strerror(errno ? errno : EIO));
     }

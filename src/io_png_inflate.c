@@ -16,9 +16,10 @@
  *    Claiming rows in order means the row a thread waits for is always
  *    held by a thread that is running, so any number of threads, from one,
  *    finishes; and None and Sub rows do not wait at all.
- * Anything else, or anything wrong (a bad CRC, a short or overlong stream,
- * an unknown filter), returns 0 and the caller goes to libpng, which reads
- * every PNG and words the error. */
+ * Anything else, or anything wrong or unusual (a bad CRC, a chunk type
+ * that is not four letters, a second PLTE, a zlib window under 32 KiB, a
+ * short or overlong stream, an unknown filter), returns 0 and the caller
+ * goes to libpng, which reads every PNG and words the error. */
 #define _POSIX_C_SOURCE 200809L
 #include <libdeflate.h>
 #include <sched.h>
@@ -40,6 +41,15 @@
 static uint32_t be32(const uint8_t *p)
 {
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A chunk type is four ASCII letters; libpng refuses anything else. */
+static int letters(const uint8_t *t)
+{
+    for (int i = 0; i < 4; i++)
+        if (!((t[i] >= 'A' && t[i] <= 'Z') || (t[i] >= 'a' && t[i] <= 'z')))
+            return 0;
+    return 1;
 }
 
 typedef struct unfilter_job {
@@ -202,11 +212,11 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     /* The chunks: CRCs, the IDATs (one run of them), IEND last. */
     uint8_t *idat = malloc(size);
     size_t idat_len = 0, pos = 8;
-    int idats = 0, in_run = 0, ended = 0;
+    int idats = 0, in_run = 0, ended = 0, palettes = 0;
     while (idat && !ended && size - pos >= 12) {
         uint32_t len = be32(data + pos);
         const uint8_t *type = data + pos + 4;
-        if (len > size - pos - 12 ||
+        if (len > size - pos - 12 || !letters(type) ||
             libdeflate_crc32(0, type, (size_t)len + 4) != be32(type + 4 + len))
             break;
         int is_idat = memcmp(type, "IDAT", 4) == 0;
@@ -225,14 +235,18 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
              * than a colour image's suggested palette (PLTE before the
              * IDATs), one libpng may not know or may refuse, is libpng's
              * to judge. */
-            int palette_hint = memcmp(type, "PLTE", 4) == 0 && !idats && (ihdr[9] & 2);
+            int palette_hint =
+                memcmp(type, "PLTE", 4) == 0 && !idats && (ihdr[9] & 2) && palettes++ == 0;
             if (!palette_hint)
                 break;
         }
         in_run = is_idat;
         pos += 12 + (size_t)len;
     }
-    uint8_t *filtered = ended && idats ? malloc(filtered_len) : NULL;
+    /* 0x78: deflate with a 32 KiB window. A smaller declared window is
+     * libpng's to hold the stream to (libdeflate ignores it). */
+    uint8_t *filtered = ended && idats && idat_len > 0 && idat[0] == 0x78 ? malloc(filtered_len)
+                                                                           : NULL;
     int ok = 0;
     if (filtered) {
         struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();

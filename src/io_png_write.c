@@ -46,7 +46,7 @@ typedef struct chunk {
     uint8_t *out;     /* the IDAT's data */
     size_t out_len;
     uLong adler, crc; /* of its filtered bytes; of "IDAT" and out */
-    int failed;       /* out of memory, or zlib refused */
+    int failed;       /* 1: out of memory; 2: zlib refused */
 } chunk;
 
 /* A filtered byte's cost in libpng's heuristic: its distance from zero
@@ -132,17 +132,23 @@ static void deflate_chunk(gpuimg_task *task)
     c->adler = adler32(1, mine, (uInt)own);
 
     /* libpng's settings: Z_FILTERED for filtered rows, memLevel 8. */
-    if (deflateInit2(&zs, c->level, Z_DEFLATED, -15, 8, Z_FILTERED) != Z_OK)
+    int zst = deflateInit2(&zs, c->level, Z_DEFLATED, -15, 8, Z_FILTERED);
+    if (zst != Z_OK) {
+        c->failed = zst == Z_MEM_ERROR ? 1 : 2;
         goto fail;
+    }
     zok = 1;
     size_t before = (size_t)(mine - filtered), dict = before < WINDOW ? before : WINDOW;
+    c->failed = 2; /* from here on, only zlib can refuse, or the buffer's malloc */
     if (dict && deflateSetDictionary(&zs, mine - dict, (uInt)dict) != Z_OK)
         goto fail;
     size_t head = c->first ? 2 : 0, tail = c->last ? 4 : 0;
     /* The bound is for a finished stream; a full flush adds at most 10 bytes. */
     size_t cap = head + deflateBound(&zs, own) + 16 + tail;
-    if (!(c->out = malloc(cap)))
+    if (!(c->out = malloc(cap))) {
+        c->failed = 1;
         goto fail;
+    }
     if (c->first) {
         unsigned h = zlib_header(c->level);
         c->out[0] = (uint8_t)(h >> 8);
@@ -155,8 +161,9 @@ static void deflate_chunk(gpuimg_task *task)
     int want = c->last ? Z_STREAM_END : Z_OK;
     /* A flush is complete only if it left room unused (zlib's rule). */
     if (deflate(&zs, c->last ? Z_FINISH : Z_FULL_FLUSH) != want || zs.avail_in != 0 ||
-        zs.avail_out == 0)
+        (!c->last && zs.avail_out == 0))
         goto fail;
+    c->failed = 0;
     c->out_len = head + zs.total_out;
     c->crc = crc32(crc32(0, (const Bytef *)"IDAT", 4), c->out, (uInt)c->out_len);
     deflateEnd(&zs);
@@ -170,7 +177,8 @@ fail:
     free(try);
     free(c->out);
     c->out = NULL;
-    c->failed = 1;
+    if (!c->failed)
+        c->failed = 1; /* the filter buffers' malloc */
 }
 
 static void put32(uint8_t *p, uint32_t v)
@@ -232,7 +240,8 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
     for (size_t i = 0; i < count; i++) {
         chunk *c = &chunks[i];
         gpuimg__pool_wait(pool, &c->task); /* every piece, even after a failure */
-        failed |= c->failed;
+        if (!failed)
+            failed = c->failed;
         if (!failed) {
             size_t own = (size_t)(c->y1 - c->y0) * row_len;
             adler = adler32_combine(adler, c->adler, (z_off_t)own);
@@ -249,8 +258,10 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
     free(chunks);
     if (io_ok && !(io_ok = write_chunk(f, "IEND", NULL, 0, 0, 0)))
         write_errno = errno;
-    if (failed)
+    if (failed == 1)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory while compressing", name);
+    if (failed)
+        return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: zlib refused to compress", name);
     if (!io_ok)
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write PNG (%s)", name,
                             strerror(write_errno ? write_errno : EIO));

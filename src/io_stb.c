@@ -187,6 +187,9 @@ gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     struct sink s = {f, 0, 0};
     int ok = 0, w = img->width, h = img->height, c = img->channels;
     switch (format) {
+    case GPUIMG_FORMAT_JPEG: /* sides over libjpeg's limit only (io_jpeg.c) */
+        ok = stbi_write_jpg_to_func(write_cb, &s, w, h, c, img->data, ctx->cfg.jpeg_quality);
+        break;
     case GPUIMG_FORMAT_BMP: ok = stbi_write_bmp_to_func(write_cb, &s, w, h, c, img->data); break;
     case GPUIMG_FORMAT_TGA: ok = stbi_write_tga_to_func(write_cb, &s, w, h, c, img->data); break;
     default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb writer", name);

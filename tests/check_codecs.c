@@ -353,6 +353,72 @@ START_TEST(png_reader_refuses_bad_filter_type)
 }
 END_TEST
 
+/* The file with one more chunk right after IHDR (offset 33). */
+static uint8_t *with_chunk(const uint8_t *png, size_t len, const char *type, const uint8_t *data,
+                           uint32_t n, size_t *out_len)
+{
+    uint8_t *out = malloc(len + 12 + n);
+    ck_assert_ptr_nonnull(out);
+    memcpy(out, png, 33);
+    size_t k = put_chunk(out + 33, type, data, n);
+    memcpy(out + 33 + k, png + 33, len - 33);
+    *out_len = len + k;
+    return out;
+}
+
+/* Files libpng refuses though every CRC is right are refused still: the
+ * fast reader hands them to libpng rather than read them itself. */
+START_TEST(png_reader_leaves_oddities_to_libpng)
+{
+    gpuimg_image img, got;
+    tu_random_image(&img, 40, 30, 3, 8);
+    size_t len, len1, len2;
+    uint8_t *png = forced_filter_png(&img, 0, -1, 65536, &len);
+    static const uint8_t palette[6] = {0, 0, 0, 255, 255, 255};
+    uint8_t *one = with_chunk(png, len, "PLTE", palette, 6, &len1);
+    uint8_t *two = with_chunk(one, len1, "PLTE", palette, 6, &len2);
+    gpuimg_ctx *ctx = codec_ctx(2, 6);
+    char path[512];
+    snprintf(path, sizeof path, "%s/odd.png", tu_tmpdir());
+    tu_write_file(path, one, len1); /* one suggested palette: fine */
+    tu_load(ctx, path, &got);
+    ck_assert_int_eq(memcmp(got.data, img.data, (size_t)40 * 30 * 3), 0);
+    gpuimg_image_free(&got);
+    tu_write_file(path, two, len2); /* two: libpng's "duplicate" */
+    ck_assert_int_eq(gpuimg_load(ctx, path, &got), GPUIMG_ERR_DECODE);
+    free(one);
+    free(two);
+    one = with_chunk(png, len, "ab1c", palette, 6, &len1); /* not four letters */
+    tu_write_file(path, one, len1);
+    ck_assert_int_eq(gpuimg_load(ctx, path, &got), GPUIMG_ERR_DECODE);
+    free(one);
+    free(png);
+    gpuimg_ctx_destroy(ctx);
+    gpuimg_image_free(&img);
+}
+END_TEST
+
+static void assert_close_to_stb(const gpuimg_image *got, const char *path, int channels);
+
+/* Sides over libjpeg's 65500 pixels go through stb both ways, as before. */
+START_TEST(jpeg_sides_over_libjpeg_limit)
+{
+    gpuimg_image img, got;
+    smooth_image(&img, 65535, 3, 3, 2);
+    gpuimg_ctx *ctx = codec_ctx(2, 6);
+    char path[512];
+    snprintf(path, sizeof path, "%s/wide.jpg", tu_tmpdir());
+    ck_assert_msg(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img) == GPUIMG_OK, "%s",
+                  gpuimg_ctx_error(ctx));
+    tu_load(ctx, path, &got);
+    ck_assert_int_eq(got.width, 65535);
+    assert_close_to_stb(&got, path, 3);
+    gpuimg_image_free(&got);
+    gpuimg_ctx_destroy(ctx);
+    gpuimg_image_free(&img);
+}
+END_TEST
+
 /* libjpeg-turbo's reading of a file against stb_image's: two independent
  * decoders of one file differ only by the rounding of the inverse DCT and
  * of the chroma upsampling. */
@@ -517,6 +583,8 @@ Suite *codecs_suite(void)
     tcase_add_test(tc, jpeg_every_channel_count);
     tcase_add_test(tc, jpeg_foreign_file_like_stb);
     tcase_add_test(tc, jpeg_bands_join_exactly);
+    tcase_add_test(tc, png_reader_leaves_oddities_to_libpng);
+    tcase_add_test(tc, jpeg_sides_over_libjpeg_limit);
     suite_add_tcase(s, tc);
     return s;
 }
