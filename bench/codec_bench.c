@@ -176,8 +176,8 @@ int main(int argc, char **argv)
     size_t bytes = (size_t)img.width * img.height * img.channels;
     printf("%s: %dx%d, %d channels (%.1f MB of pixels), %zu bytes; %s: %zu bytes; "
            "%d threads of %ld cores\n",
-           argv[1], img.width, img.height, img.channels, bytes / 1e6, png_len, argv[2], jpg_len,
-           n, cores);
+           argv[1], img.width, img.height, img.channels, bytes / 1e6, png_len, argv[2], jpg_len, n,
+           cores);
     printf("%-34s %10s %12s %9s\n", "", "ms", "bytes", "speed-up");
     char tmp_png[64], tmp_jpg[64];
     snprintf(tmp_png, sizeof tmp_png, "/tmp/codec_bench_%d.png", (int)getpid());
@@ -198,7 +198,8 @@ int main(int argc, char **argv)
         gpuimg_ctx *one = make_ctx(1, level), *all = make_ctx(threads, level);
         double one_ms = gpuimg_encode(one, &img, tmp_png, SLOW_REPS, &ours1);
         double all_ms = gpuimg_encode(all, &img, tmp_png, REPS, &oursn);
-        printf("PNG encode level %d, libpng 1 thread %10.1f %12zu %9s\n", level, ref_ms, ref, "1.00");
+        printf("PNG encode level %d, libpng 1 thread %10.1f %12zu %9s\n", level, ref_ms, ref,
+               "1.00");
         printf("PNG encode level %d, gpuimg 1 thread %10.1f %12zu %8.2fx  size %+.2f%%\n", level,
                one_ms, ours1, ref_ms / one_ms, 100.0 * ((double)ours1 / (double)ref - 1));
         printf("PNG encode level %d, gpuimg %2d thr.  %10.1f %12zu %8.2fx  size %+.2f%%\n", level,
@@ -239,7 +240,8 @@ int main(int argc, char **argv)
         ours[k] = median(t, REPS);
     }
     printf("PNG decode, libpng                 %10.1f %12s %9s\n", libpng_ms, "", "1.00");
-    printf("PNG decode, stb_image              %10.1f %12s %8.2fx\n", stb_ms, "", libpng_ms / stb_ms);
+    printf("PNG decode, stb_image              %10.1f %12s %8.2fx\n", stb_ms, "",
+           libpng_ms / stb_ms);
     printf("PNG decode, gpuimg 1 thread        %10.1f %12s %8.2fx\n", ours[0], "",
            libpng_ms / ours[0]);
     printf("PNG decode, gpuimg %2d threads      %10.1f %12s %8.2fx\n", n, ours[1], "",
@@ -266,8 +268,8 @@ int main(int argc, char **argv)
     for (int r = 0; r < REPS; r++) {
         struct membuf m = {0};
         double t0 = now_ms();
-        stbi_write_jpg_to_func(stb_mem_write, &m, jimg.width, jimg.height, jimg.channels,
-                               jimg.data, 90);
+        stbi_write_jpg_to_func(stb_mem_write, &m, jimg.width, jimg.height, jimg.channels, jimg.data,
+                               90);
         t[r] = now_ms() - t0;
         stb_bytes = m.len;
         free(m.data);

@@ -669,8 +669,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         goto done;
 
     gpuimg__image_spares_open(); /* released after workers_done */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int jobs = opt->jobs > 0 ? opt->jobs : cores > 0 ? (int)cores : 1;
+    int jobs = gpuimg__thread_count(opt->jobs);
     worker *dec = calloc((size_t)jobs, sizeof *dec);
     devices_opening dv = {.ctx = ctx, .b = &b, .jobs = jobs};
     if (!dec) {
@@ -704,8 +703,8 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     /* Sized before the device stage is known: as many workers as it will
      * have on one GPU (all of the CPU's when the CPU is named). */
     int planned = strcmp(b.cfg.backend, "cpu") == 0 ? jobs
-                  : opt->devices                     ? STREAMS_PER_DEVICE * opt->ndevices
-                                                     : STREAMS_PER_DEVICE;
+                  : opt->devices                    ? STREAMS_PER_DEVICE * opt->ndevices
+                                                    : STREAMS_PER_DEVICE;
     b.max_in_flight = 2 * jobs + 2 * planned;
     b.pool = gpuimg__pool_create(jobs);
     /* The decoders lend it too: a PNG's rows unfilter on it. Lent, not

@@ -204,14 +204,12 @@ static gpuimg_status open_backend(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops
 
 gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int nsteps)
 {
-    double per_value = 2.0; /* as gpuimg_run estimates it */
     for (int i = 0; i < nsteps; i++) {
         gpuimg_status st = gpuimg_step_finish(ctx, steps[i]);
         if (st != GPUIMG_OK)
             return st;
-        per_value += gpuimg__step_cpu_ns(steps[i]);
     }
-    ctx->expect_ns = per_value;
+    ctx->expect_ns = gpuimg__steps_cpu_ns(steps, nsteps); /* as gpuimg_run estimates it */
     return GPUIMG_OK;
 }
 

@@ -39,8 +39,8 @@ static struct {
     uint8_t *data;
     size_t bytes;
 } spares[SPARES];
-static size_t shelved;   /* bytes on the shelf */
-static int shelf_users;  /* batches running */
+static size_t shelved;  /* bytes on the shelf */
+static int shelf_users; /* batches running */
 
 static uint8_t *take_spare(size_t bytes)
 {

@@ -45,8 +45,9 @@ gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
  * GPUIMG_AUTO_CPU_NS, since starting CUDA costs a process about 0.25 s. */
 #define GPUIMG_AUTO_CPU_NS 4e8
 gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out);
-/* Estimated CPU nanoseconds per channel value of a step (ops.c). */
-double gpuimg__step_cpu_ns(const gpuimg_step *s);
+/* Estimated CPU nanoseconds per channel value of finished steps, the
+ * copies in and out of planes included (ops.c). */
+double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps);
 /* Copies a backend failure's detail into the context. */
 gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what);
 

@@ -129,9 +129,10 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     if (size == 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (empty file)", name);
     double t0 = gpuimg__now_ms();
-    gpuimg_status st = gpuimg__is_png(data, size)    ? gpuimg__decode_png(ctx, data, size, name, out)
-                       : gpuimg__is_jpeg(data, size) ? gpuimg__decode_jpeg(ctx, data, size, name, out)
-                                                     : gpuimg__decode_stb(ctx, data, size, name, out);
+    gpuimg_status st = gpuimg__is_png(data, size) ? gpuimg__decode_png(ctx, data, size, name, out)
+                       : gpuimg__is_jpeg(data, size)
+                           ? gpuimg__decode_jpeg(ctx, data, size, name, out)
+                           : gpuimg__decode_stb(ctx, data, size, name, out);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }

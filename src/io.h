@@ -13,6 +13,12 @@
 gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width,
                                  uint64_t height);
 
+/* A PNG's big-endian 32-bit field. */
+static inline uint32_t gpuimg__be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 int gpuimg__is_png(const uint8_t *data, size_t size);
 /* Whether the first bytes of a file look like an image stb can read. */
 int gpuimg__stb_plausible(const uint8_t *data, size_t size);

@@ -176,8 +176,7 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
     gpuimg_status st = gpuimg__check_size(ctx, name, w, h);
     if (st != GPUIMG_OK)
         return st;
-    if ((st = gpuimg_image_alloc(out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) !=
-        GPUIMG_OK)
+    if ((st = gpuimg_image_alloc(out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
 
     int nbands = 1;

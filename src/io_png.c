@@ -47,11 +47,6 @@ int gpuimg__is_png(const uint8_t *data, size_t size)
     return size >= 8 && png_sig_cmp(data, 0, 8) == 0;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out)
 {
@@ -59,7 +54,8 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
      * 8-byte signature) before libpng reads on: png_read_info would read up
      * to the first IDAT and could fail for another reason first. */
     if (size >= 24 && memcmp(data + 12, "IHDR", 4) == 0) {
-        gpuimg_status st = gpuimg__check_size(ctx, name, be32(data + 16), be32(data + 20));
+        gpuimg_status st =
+            gpuimg__check_size(ctx, name, gpuimg__be32(data + 16), gpuimg__be32(data + 20));
         if (st == GPUIMG_ERR_TOO_LARGE)
             return st;
     }

@@ -38,11 +38,6 @@
  * cost more than it saves. */
 #define PARALLEL_BYTES (1u << 20)
 
-static uint32_t be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
 /* A chunk type is four ASCII letters; libpng refuses anything else. */
 static int letters(const uint8_t *t)
 {
@@ -58,7 +53,7 @@ typedef struct unfilter_job {
     size_t n;
     int h, bpp;
     atomic_int next_row;
-    atomic_int bad; /* a filter type over 4 */
+    atomic_int bad;      /* a filter type over 4 */
     atomic_size_t *done; /* bytes of each row unfiltered so far */
 } unfilter_job;
 
@@ -78,9 +73,9 @@ enum { NONE, SUB, UP, AVERAGE, PAETH };
  * pixels in registers, one independent chain per channel: reading them back
  * from the row would put a store-to-load forward (about 5 cycles) on every
  * link. Paeth is branchless: its choice is a coin toss on a photograph. */
-static inline __attribute__((always_inline)) void
-unfilter_span(int type, const uint8_t *f, uint8_t *r, const uint8_t *up, size_t i0, size_t i1,
-              const int bpp)
+static inline __attribute__((always_inline)) void unfilter_span(int type, const uint8_t *f,
+                                                                uint8_t *r, const uint8_t *up,
+                                                                size_t i0, size_t i1, const int bpp)
 {
     int a[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0};
     /* Only a Paeth row reads the row above's upper-left: a None or Sub row
@@ -198,10 +193,10 @@ static int unfilter(gpuimg_pool *pool, const uint8_t *filtered, gpuimg_image *im
 int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_image *out)
 {
     static const int channels_of[7] = {1, 0, 3, 0, 2, 0, 4}; /* by colour type; 0: not here */
-    if (size < 8 + 25 || be32(data + 8) != 13 || memcmp(data + 12, "IHDR", 4) != 0)
+    if (size < 8 + 25 || gpuimg__be32(data + 8) != 13 || memcmp(data + 12, "IHDR", 4) != 0)
         return 0;
     const uint8_t *ihdr = data + 16;
-    uint32_t w = be32(ihdr), h = be32(ihdr + 4);
+    uint32_t w = gpuimg__be32(ihdr), h = gpuimg__be32(ihdr + 4);
     if (ihdr[8] != 8 || ihdr[9] > 6 || !channels_of[ihdr[9]] || ihdr[10] || ihdr[11] || ihdr[12])
         return 0;
     if (gpuimg__check_size(ctx, "", w, h) != GPUIMG_OK)
@@ -214,10 +209,10 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     size_t idat_len = 0, pos = 8;
     int idats = 0, in_run = 0, ended = 0, palettes = 0;
     while (idat && !ended && size - pos >= 12) {
-        uint32_t len = be32(data + pos);
+        uint32_t len = gpuimg__be32(data + pos);
         const uint8_t *type = data + pos + 4;
         if (len > size - pos - 12 || !letters(type) ||
-            libdeflate_crc32(0, type, (size_t)len + 4) != be32(type + 4 + len))
+            libdeflate_crc32(0, type, (size_t)len + 4) != gpuimg__be32(type + 4 + len))
             break;
         int is_idat = memcmp(type, "IDAT", 4) == 0;
         if (is_idat) {
@@ -245,8 +240,8 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     }
     /* 0x78: deflate with a 32 KiB window. A smaller declared window is
      * libpng's to hold the stream to (libdeflate ignores it). */
-    uint8_t *filtered = ended && idats && idat_len > 0 && idat[0] == 0x78 ? malloc(filtered_len)
-                                                                           : NULL;
+    uint8_t *filtered =
+        ended && idats && idat_len > 0 && idat[0] == 0x78 ? malloc(filtered_len) : NULL;
     int ok = 0;
     if (filtered) {
         struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();

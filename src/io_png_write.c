@@ -41,9 +41,9 @@ typedef struct chunk {
     gpuimg_task task; /* first: the pool hands back its address */
     const gpuimg_image *img;
     int level;
-    int y0, y1;       /* its rows */
-    int first, last;  /* the stream's header goes before it; the stream ends in it */
-    uint8_t *out;     /* the IDAT's data */
+    int y0, y1;      /* its rows */
+    int first, last; /* the stream's header goes before it; the stream ends in it */
+    uint8_t *out;    /* the IDAT's data */
     size_t out_len;
     uLong adler, crc; /* of its filtered bytes; of "IDAT" and out */
     int failed;       /* 1: out of memory; 2: zlib refused */
@@ -61,8 +61,8 @@ static unsigned cost(uint8_t v)
  * Filtering reads only the original pixels, so unlike unfiltering every
  * byte is independent: the loops below have no branches and no carried
  * dependency, and vectorize (the Makefile asks for it on this file). */
-static void filter_row(const uint8_t *restrict row, const uint8_t *restrict prev, size_t n,
-                       int bpp, uint8_t *restrict out, uint8_t *restrict try)
+static void filter_row(const uint8_t *restrict row, const uint8_t *restrict prev, size_t n, int bpp,
+                       uint8_t *restrict out, uint8_t *restrict try)
 {
     uint8_t *restrict sub = try, *restrict up = try + n, *restrict avg = try + 2 * n,
                       *restrict pae = try + 3 * n;

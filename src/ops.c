@@ -338,7 +338,7 @@ const gpuimg_op_info *gpuimg_op_find(const char *name)
  * machine's CPU (bench/NOTES.md: a sigma-2 blur of 4000x3000 RGB took about
  * 0.7 s, a 1024x1024 compare about 0.35 s). Rough by design: it only has to
  * tell a few milliseconds from a good part of a second. */
-double gpuimg__step_cpu_ns(const gpuimg_step *s)
+static double step_cpu_ns(const gpuimg_step *s)
 {
     const char *op = s->op->info.name;
     if (strcmp(op, "blur") == 0)
@@ -348,6 +348,14 @@ double gpuimg__step_cpu_ns(const gpuimg_step *s)
     if (strcmp(op, "box") == 0 || strcmp(op, "sobel") == 0)
         return 8.0;
     return 2.0; /* permutations and value maps */
+}
+
+double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps)
+{
+    double ns = 2.0; /* the copies in and out of planes */
+    for (int i = 0; i < nsteps; i++)
+        ns += step_cpu_ns(steps[i]);
+    return ns;
 }
 
 /* ---- steps ---- */

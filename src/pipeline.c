@@ -28,9 +28,8 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
         if (st != GPUIMG_OK)
             return st;
     }
-    double values = (double)in->width * in->height * in->channels, cpu_ns = 2.0 * values;
-    for (int i = 0; i < nsteps; i++)
-        cpu_ns += gpuimg__step_cpu_ns(steps[i]) * values;
+    double values = (double)in->width * in->height * in->channels;
+    double cpu_ns = gpuimg__steps_cpu_ns(steps, nsteps) * values;
     gpuimg_backend *be;
     gpuimg_status st = gpuimg__backend_for(ctx, cpu_ns, &be);
     if (st != GPUIMG_OK)

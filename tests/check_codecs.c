@@ -100,9 +100,9 @@ START_TEST(png_read_back_by_libpng_and_stb)
     static const struct {
         int w, h, c, level, smooth;
     } cases[] = {
-        {33, 17, 1, 6, 0},    {33, 17, 2, 6, 0},   {33, 17, 3, 6, 0},    {33, 17, 4, 6, 0},
-        {1, 1, 3, 6, 0},      {700, 400, 4, 6, 1}, {700, 400, 3, 0, 1},  {700, 400, 3, 1, 1},
-        {700, 400, 3, 9, 1},  {7, 40000, 3, 6, 1}, {65535, 3, 4, 6, 1},  {30000, 20, 1, 6, 0},
+        {33, 17, 1, 6, 0},    {33, 17, 2, 6, 0},   {33, 17, 3, 6, 0},   {33, 17, 4, 6, 0},
+        {1, 1, 3, 6, 0},      {700, 400, 4, 6, 1}, {700, 400, 3, 0, 1}, {700, 400, 3, 1, 1},
+        {700, 400, 3, 9, 1},  {7, 40000, 3, 6, 1}, {65535, 3, 4, 6, 1}, {30000, 20, 1, 6, 0},
         {1200, 900, 2, 6, 1}, {513, 611, 3, 6, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -263,8 +263,11 @@ static uint8_t *forced_filter_png(const gpuimg_image *img, int shift, int bad_ro
         for (size_t i = 0; i < n; i++) {
             int a = i >= (size_t)bpp ? row[i - bpp] : 0, b = up ? up[i] : 0;
             int c = up && i >= (size_t)bpp ? up[i - bpp] : 0;
-            int pred = type == 0 ? 0 : type == 1 ? a : type == 2 ? b : type == 3 ? (a + b) / 2
-                                                                      : paeth_predictor(a, b, c);
+            int pred = type == 0   ? 0
+                       : type == 1 ? a
+                       : type == 2 ? b
+                       : type == 3 ? (a + b) / 2
+                                   : paeth_predictor(a, b, c);
             o[1 + i] = (uint8_t)(row[i] - pred);
         }
     }
@@ -310,8 +313,8 @@ START_TEST(png_reader_every_filter_type)
                 size_t len;
                 uint8_t *png = forced_filter_png(&img, shift, -1, 65536, &len);
                 char what[96], path[512];
-                snprintf(what, sizeof what, "%dx%dx%d first row type %d", sizes[s].w,
-                         sizes[s].h, c, shift);
+                snprintf(what, sizeof what, "%dx%dx%d first row type %d", sizes[s].w, sizes[s].h, c,
+                         shift);
                 assert_libpng_reads((const char *)png, len, &img, what);
                 snprintf(path, sizeof path, "%s/forced.png", tu_tmpdir());
                 tu_write_file(path, png, len);
@@ -442,8 +445,8 @@ static void assert_close_to_stb(const gpuimg_image *got, const char *path, int c
         sum += d;
         worst = d > worst ? d : worst;
     }
-    ck_assert_msg(sum / (double)n < 1.0 && worst <= 24, "%s: mean %.2f, max %d against stb",
-                  path, sum / (double)n, worst);
+    ck_assert_msg(sum / (double)n < 1.0 && worst <= 24, "%s: mean %.2f, max %d against stb", path,
+                  sum / (double)n, worst);
     stbi_image_free(px);
     free(data);
 }
