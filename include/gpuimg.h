@@ -106,8 +106,19 @@ typedef struct gpuimg_ctx gpuimg_ctx;
 /* Validates cfg; does not initialise any device (that happens lazily). */
 gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out);
 void gpuimg_ctx_destroy(gpuimg_ctx *ctx);
-/* Detail of the last failure, e.g. "in.png: not a supported image (truncated PNG)". */
+/* Detail of the last failure, e.g. "in.png: not a supported image (truncated PNG)".
+ * Always one line: control characters (a newline in a file name, say) are
+ * written as C escapes, as gpuimg_escape_controls does. */
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);
+/* Copies text into out (cap bytes, always terminated) with each control
+ * character written as a C escape (\n, \r, \t, \xNN), so that a name
+ * holding one cannot break or forge a line of output. */
+void gpuimg_escape_controls(const char *text, char *out, size_t cap);
+/* Reads the whole of text as a decimal number ("2", "-0.5", "1e3"): 1 and
+ * *out, or 0 for anything else (nothing, spaces, trailing characters, hex,
+ * inf, nan, or out of double's range). Every number gpuimg reads from an
+ * option, a step or a kernel file goes through it. */
+int gpuimg_parse_number(const char *text, double *out);
 /* The backend in use ("cpu", "cuda"), resolving "auto" now if needed. A
  * context opens one backend, on its first operation, and keeps it: under
  * "auto" a first small image (estimated CPU time under 0.4 s) settles the

@@ -649,7 +649,8 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         }
     }
     list_free(&bad_folders);
-    qsort(b.files.rel, b.files.n, sizeof *b.files.rel, by_path);
+    if (b.files.n) /* an empty folder: files.rel is NULL, which qsort may not take */
+        qsort(b.files.rel, b.files.n, sizeof *b.files.rel, by_path);
     if ((st = plan_outputs(ctx, &b)) != GPUIMG_OK)
         goto done;
     /* The shard: the files whose sorted index is K mod N. */

@@ -135,12 +135,35 @@ void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT])
     memcpy(ms, ctx->stage_ms, sizeof ctx->stage_ms);
 }
 
+void gpuimg_escape_controls(const char *text, char *out, size_t cap)
+{
+    size_t j = 0;
+    for (const unsigned char *p = (const unsigned char *)text; cap > 0 && *p; p++) {
+        char esc[8];
+        if (*p >= 0x20 && *p != 0x7f)
+            snprintf(esc, sizeof esc, "%c", *p);
+        else if (*p == '\n' || *p == '\r' || *p == '\t')
+            snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
+        else
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+        size_t k = strlen(esc);
+        if (j + k >= cap)
+            break;
+        memcpy(out + j, esc, k);
+        j += k;
+    }
+    if (cap > 0)
+        out[j] = '\0';
+}
+
 gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, ...)
 {
+    char text[sizeof ctx->error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->error, sizeof ctx->error, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    gpuimg_escape_controls(text, ctx->error, sizeof ctx->error);
     return st;
 }
 
@@ -148,12 +171,13 @@ void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...)
 {
     if (!ctx->cfg.warn)
         return;
-    char text[512];
+    char text[512], line[512];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    ctx->cfg.warn(ctx->cfg.warn_user, text);
+    gpuimg_escape_controls(text, line, sizeof line);
+    ctx->cfg.warn(ctx->cfg.warn_user, line);
 }
 
 double gpuimg__now_ms(void)

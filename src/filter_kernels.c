@@ -98,10 +98,8 @@ static gpuimg_status parse_file(gpuimg_ctx *ctx, const char *path, float **weigh
         char *save = NULL;
         for (char *tok = strtok_r(line, " \t\r,", &save); tok;
              tok = strtok_r(NULL, " \t\r,", &save)) {
-            char *end;
-            errno = 0;
-            double v = strtod(tok, &end);
-            if (end == tok || *end || errno == ERANGE || !isfinite(v)) {
+            double v;
+            if (!gpuimg_parse_number(tok, &v)) {
                 st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s:%d: '%s' is not a number",
                                   path, line_no, tok);
                 break;

@@ -47,6 +47,27 @@ const char *gpuimg_format_list(void)
     return "png, jpg, jpeg, bmp, tga, ppm, pgm";
 }
 
+gpuimg__codec gpuimg__sniff(const uint8_t *p, size_t n)
+{
+    if (gpuimg__is_png(p, n))
+        return GPUIMG__CODEC_PNG;
+    if (gpuimg__is_jpeg(p, n))
+        return GPUIMG__CODEC_JPEG;
+    /* P2, P3 (plain) and P5, P6 (binary) PGM and PPM; PBM and PAM are not read */
+    if (n >= 3 && p[0] == 'P' && strchr("2356", p[1]) && p[1] &&
+        (p[2] == ' ' || (p[2] >= '\t' && p[2] <= '\r') || p[2] == '#'))
+        return GPUIMG__CODEC_PNM;
+    if (n >= 2 && p[0] == 'B' && p[1] == 'M')
+        return GPUIMG__CODEC_BMP;
+    if (n >= 6 && (memcmp(p, "GIF87a", 6) == 0 || memcmp(p, "GIF89a", 6) == 0))
+        return GPUIMG__CODEC_GIF;
+    if (n >= 4 && memcmp(p, "8BPS", 4) == 0)
+        return GPUIMG__CODEC_PSD;
+    if (gpuimg__tga_plausible(p, n))
+        return GPUIMG__CODEC_TGA;
+    return GPUIMG__CODEC_NONE;
+}
+
 gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width, uint64_t height)
 {
     if (width == 0 || height == 0)
@@ -97,7 +118,7 @@ static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, siz
     uint8_t *buf = NULL;
     size_t cap = 0, len = 0, got;
     gpuimg_status st = read_more(ctx, f, name, &buf, &cap, &len, PROBE_BYTES, &got);
-    if (st == GPUIMG_OK && len > 0 && !gpuimg__is_png(buf, len) && !gpuimg__stb_plausible(buf, len))
+    if (st == GPUIMG_OK && len > 0 && gpuimg__sniff(buf, len) == GPUIMG__CODEC_NONE)
         st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
                           name);
     uint64_t limit = ctx->cfg.max_pixels * 8 + (UINT64_C(64) << 20);
@@ -129,10 +150,20 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     if (size == 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (empty file)", name);
     double t0 = gpuimg__now_ms();
-    gpuimg_status st = gpuimg__is_png(data, size) ? gpuimg__decode_png(ctx, data, size, name, out)
-                       : gpuimg__is_jpeg(data, size)
-                           ? gpuimg__decode_jpeg(ctx, data, size, name, out)
-                           : gpuimg__decode_stb(ctx, data, size, name, out);
+    gpuimg_status st;
+    gpuimg__codec codec = gpuimg__sniff(data, size);
+    switch (codec) {
+    case GPUIMG__CODEC_PNG: st = gpuimg__decode_png(ctx, data, size, name, out); break;
+    case GPUIMG__CODEC_JPEG: st = gpuimg__decode_jpeg(ctx, data, size, name, out); break;
+    case GPUIMG__CODEC_PNM: st = gpuimg__decode_pnm(ctx, data, size, name, out); break;
+    case GPUIMG__CODEC_BMP:
+    case GPUIMG__CODEC_GIF:
+    case GPUIMG__CODEC_PSD:
+    case GPUIMG__CODEC_TGA: st = gpuimg__decode_stb(ctx, codec, data, size, name, out); break;
+    default:
+        st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
+                          name);
+    }
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }

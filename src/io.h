@@ -19,9 +19,26 @@ static inline uint32_t gpuimg__be32(const uint8_t *p)
     return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The decoders, one per format SPEC §2 lists, chosen by a file's own
+ * signature (never by its name): nothing else reaches a decoder. */
+typedef enum gpuimg__codec {
+    GPUIMG__CODEC_NONE,
+    GPUIMG__CODEC_PNG,
+    GPUIMG__CODEC_JPEG,
+    GPUIMG__CODEC_PNM,
+    GPUIMG__CODEC_BMP,
+    GPUIMG__CODEC_GIF,
+    GPUIMG__CODEC_PSD,
+    GPUIMG__CODEC_TGA,
+} gpuimg__codec;
+
+/* The codec for a file's first bytes (at least 18 of them for TGA, which
+ * has no signature), or NONE. */
+gpuimg__codec gpuimg__sniff(const uint8_t *data, size_t size);
+
 int gpuimg__is_png(const uint8_t *data, size_t size);
-/* Whether the first bytes of a file look like an image stb can read. */
-int gpuimg__stb_plausible(const uint8_t *data, size_t size);
+/* stb_image's test for what it takes as a TGA (no other format passes it). */
+int gpuimg__tga_plausible(const uint8_t *data, size_t size);
 /* The common PNG without libpng (io_png_inflate.c): 1 and the image, or 0,
  * with nothing set, for anything it does not take or finds wrong. */
 int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_image *out);
@@ -30,9 +47,12 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
 int gpuimg__is_jpeg(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
-/* Every other read format, through stb_image. */
-gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+/* Binary and plain PPM and PGM (io_pnm.c). */
+gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
+/* BMP, GIF, PSD and TGA through stb_image, the header checked first. */
+gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data,
+                                 size_t size, const char *name, gpuimg_image *out);
 
 gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                                  const gpuimg_image *img);

@@ -15,9 +15,13 @@
  *
  * Reading stops at the first warning: libjpeg's answer to a truncated file
  * is a warning and grey rows, which SPEC §2 says is an error. CMYK and YCCK
- * files go to stb_image, which converts them to RGB; libjpeg cannot.
+ * files are read as CMYK (libjpeg turns YCCK into CMYK) and converted to RGB
+ * here, R = (255 - C)(255 - K) / 255, with Adobe's inverted values
+ * (R = C K / 255) when the file has Adobe's APP14 marker, as Photoshop
+ * writes them. A side over libjpeg's 65500 pixels is refused, both ways:
+ * no other JPEG codec is in the program.
  *
- * Writing keeps stb_image_write's choices, so files look as they did:
+ * Writing keeps stb_image_write's earlier choices, so files look as they did:
  * chroma subsampled 4:2:0 up to quality 90 and kept whole (4:4:4) above, as
  * ImageMagick does; alpha dropped (JPEG has none). */
 #include <errno.h>
@@ -29,7 +33,6 @@
 #include <jpeglib.h>
 /* after jpeglib.h */
 #include <jerror.h>
-#include <limits.h>
 #include <turbojpeg.h>
 
 #include "io.h"
@@ -101,9 +104,22 @@ typedef struct band {
     size_t size;
     gpuimg_image *img;
     int y0, y1, last;
+    int cmyk; /* read as CMYK into a row of its own, then made RGB */
     int failed;
     char message[JMSG_LENGTH_MAX];
 } band;
+
+/* One row of CMYK (inverted: Adobe's convention) to RGB. */
+static void cmyk_to_rgb(const uint8_t *cmyk, uint8_t *rgb, int width, int inverted)
+{
+    for (int x = 0; x < width; x++, cmyk += 4, rgb += 3) {
+        unsigned k = inverted ? cmyk[3] : 255u - cmyk[3];
+        for (int c = 0; c < 3; c++) {
+            unsigned v = inverted ? cmyk[c] : 255u - cmyk[c];
+            rgb[c] = (uint8_t)((v * k + 127) / 255);
+        }
+    }
+}
 
 static void read_band(gpuimg_task *task)
 {
@@ -122,14 +138,23 @@ static void read_band(gpuimg_task *task)
     } else {
         created = 1;
         open_reader(r, b->data, b->size);
-        r->cinfo.out_color_space = b->img->channels == 1 ? JCS_GRAYSCALE : JCS_RGB;
+        r->cinfo.out_color_space = b->cmyk                 ? JCS_CMYK
+                                   : b->img->channels == 1 ? JCS_GRAYSCALE
+                                                           : JCS_RGB;
         jpeg_start_decompress(&r->cinfo);
         if (b->y0 > 0)
             jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)b->y0);
         size_t stride = (size_t)b->img->width * (size_t)b->img->channels;
+        JSAMPROW cmyk = b->cmyk
+                            ? (*r->cinfo.mem->alloc_sarray)((j_common_ptr)&r->cinfo, JPOOL_IMAGE,
+                                                            r->cinfo.output_width * 4, 1)[0]
+                            : NULL;
         while ((int)r->cinfo.output_scanline < b->y1) {
-            JSAMPROW row = b->img->data + (size_t)r->cinfo.output_scanline * stride;
+            uint8_t *dst = b->img->data + (size_t)r->cinfo.output_scanline * stride;
+            JSAMPROW row = cmyk ? cmyk : dst;
             jpeg_read_scanlines(&r->cinfo, &row, 1);
+            if (cmyk)
+                cmyk_to_rgb(cmyk, dst, b->img->width, r->cinfo.saw_Adobe_marker);
         }
         if (b->last) /* reads on to the end marker: a cut after the pixels still fails */
             jpeg_finish_decompress(&r->cinfo);
@@ -157,13 +182,16 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     int volatile created = 0;
     if (setjmp(r->jump)) {
-        int too_big = r->err.msg_code == JERR_IMAGE_TOO_BIG;
+        gpuimg_status st =
+            r->err.msg_code == JERR_IMAGE_TOO_BIG
+                ? gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                               "%s: image too large (a JPEG side over %d pixels, libjpeg's limit)",
+                               name, (int)JPEG_MAX_DIMENSION)
+                : jpeg_failed(ctx, name, r->message);
         if (created)
             jpeg_destroy_decompress(&r->cinfo);
-        gpuimg_status st = too_big ? GPUIMG_OK : jpeg_failed(ctx, name, r->message);
         free(r);
-        /* A side over libjpeg's 65500 pixels: stb reads up to 65535. */
-        return too_big ? gpuimg__decode_stb(ctx, data, size, name, out) : st;
+        return st;
     }
     created = 1;
     open_reader(r, data, size);
@@ -171,8 +199,7 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
     uint64_t w = r->cinfo.image_width, h = r->cinfo.image_height;
     jpeg_destroy_decompress(&r->cinfo);
     free(r);
-    if (space == JCS_CMYK || space == JCS_YCCK)
-        return gpuimg__decode_stb(ctx, data, size, name, out);
+    int cmyk = space == JCS_CMYK || space == JCS_YCCK;
     gpuimg_status st = gpuimg__check_size(ctx, name, w, h);
     if (st != GPUIMG_OK)
         return st;
@@ -195,7 +222,8 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
                           .img = out,
                           .y0 = (int)(h * (uint64_t)k / (uint64_t)nbands),
                           .y1 = (int)(h * (uint64_t)(k + 1) / (uint64_t)nbands),
-                          .last = k == nbands - 1};
+                          .last = k == nbands - 1,
+                          .cmyk = cmyk};
         gpuimg__pool_piece(pool, &bands[k].task);
     }
     int bad = -1;
@@ -215,16 +243,11 @@ gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
                                   const gpuimg_image *img)
 {
     int w = img->width, h = img->height, c = img->channels, q = ctx->cfg.jpeg_quality;
-    if (w > JPEG_MAX_DIMENSION || h > JPEG_MAX_DIMENSION) {
-        /* libjpeg stops at 65500 pixels a side; stb_image_write goes to
-         * 65535, within its int-indexed 2 GiB. */
-        if (gpuimg__image_bytes(w, h, c) > INT_MAX)
-            return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
-                                "%s: image too large for JPEG (a side over %d pixels and over "
-                                "2 GiB of pixels)",
-                                name, (int)JPEG_MAX_DIMENSION);
-        return gpuimg__encode_stb(ctx, f, name, GPUIMG_FORMAT_JPEG, img);
-    }
+    if (w > JPEG_MAX_DIMENSION || h > JPEG_MAX_DIMENSION)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "%s: image too large for JPEG (%dx%d; a side may be at most %d pixels, "
+                            "libjpeg's limit)",
+                            name, w, h, (int)JPEG_MAX_DIMENSION);
     const uint8_t *pixels = img->data;
     uint8_t *gray = NULL;
     if (c == 2) { /* gray + alpha: TurboJPEG has no such layout, so the gray alone */

@@ -1,12 +1,133 @@
 /* SPDX-License-Identifier: MIT */
-/* Binary PPM (P6) and PGM (P5), written by hand: they carry neither alpha
- * nor, for PGM, colour, so alpha is dropped and colour becomes Rec.601 luma
- * (what ImageMagick does when asked for these formats). */
+/* PPM and PGM, read and written here.
+ *
+ * Reading follows netpbm's grammar: the magic (P2, P3 plain; P5, P6
+ * binary), then width, height and maxval separated by whitespace, where a
+ * comment runs from '#' to the end of its line (a newline or a carriage
+ * return), then exactly one whitespace byte and the raster. Samples are one
+ * byte below maxval 256, else two (big-endian). Every size is checked
+ * against the file before anything is allocated, a sample over maxval is
+ * an error, and so is every byte the raster lacks: nothing is padded.
+ * A maxval other than 255 is scaled to 8 bits, round(v * 255 / maxval).
+ *
+ * Writing: binary PPM (P6) and PGM (P5). They carry neither alpha nor, for
+ * PGM, colour, so alpha is dropped and colour becomes Rec.601 luma (what
+ * ImageMagick does when asked for these formats). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io.h"
+
+static int is_space(uint8_t c)
+{
+    return c == ' ' || (c >= '\t' && c <= '\r');
+}
+
+/* Skips whitespace and comments; the position after them. */
+static size_t skip_blanks(const uint8_t *p, size_t n, size_t i)
+{
+    for (;;) {
+        while (i < n && is_space(p[i]))
+            i++;
+        if (i >= n || p[i] != '#')
+            return i;
+        while (i < n && p[i] != '\n' && p[i] != '\r')
+            i++;
+    }
+}
+
+/* A decimal number at p[*i], at most limit; 0 when there is none, it is
+ * larger, or it runs into the end of the file (*cut then set). */
+static int read_uint(const uint8_t *p, size_t n, size_t *i, uint32_t limit, uint32_t *out, int *cut)
+{
+    size_t k = *i;
+    uint64_t v = 0;
+    if (k >= n) {
+        *cut = 1;
+        return 0;
+    }
+    if (p[k] < '0' || p[k] > '9')
+        return 0;
+    while (k < n && p[k] >= '0' && p[k] <= '9') {
+        v = v * 10 + (uint64_t)(p[k++] - '0');
+        if (v > limit)
+            return 0;
+    }
+    *i = k;
+    *out = (uint32_t)v;
+    return 1;
+}
+
+static gpuimg_status pnm_error(gpuimg_ctx *ctx, const char *name, const char *why)
+{
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name, why);
+}
+
+gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
+                                 gpuimg_image *out)
+{
+    int plain = p[1] == '2' || p[1] == '3', channels = p[1] == '3' || p[1] == '6' ? 3 : 1;
+    /* width, height, maxval; a side over 2^31 is as wrong as one over 65535 */
+    uint32_t v[3];
+    const uint32_t limits[3] = {INT32_MAX, INT32_MAX, 65535};
+    size_t i = 2;
+    for (int k = 0; k < 3; k++) {
+        int cut = 0;
+        i = skip_blanks(p, n, i);
+        if (!read_uint(p, n, &i, limits[k], &v[k], &cut))
+            return pnm_error(ctx, name, cut ? "truncated PNM" : "damaged PNM header");
+    }
+    if (v[2] == 0)
+        return pnm_error(ctx, name, "damaged PNM header: maxval 0");
+    gpuimg_status st = gpuimg__check_size(ctx, name, v[0], v[1]);
+    if (st != GPUIMG_OK)
+        return st;
+    if (i >= n)
+        return pnm_error(ctx, name, "truncated PNM");
+    if (!is_space(p[i]))
+        return pnm_error(ctx, name, "damaged PNM header");
+    i++; /* the one whitespace byte before the raster */
+    uint64_t values = (uint64_t)v[0] * v[1] * (uint64_t)channels, maxval = v[2];
+    int wide = maxval > 255;
+    /* binary: every byte of the raster; plain: a digit and a separator a
+     * value at least (the last one's separator may be missing) */
+    uint64_t need = plain ? 2 * values - 1 : values * (wide ? 2 : 1);
+    if (need > n - i)
+        return pnm_error(ctx, name, "truncated PNM");
+    if ((st = gpuimg_image_alloc(out, (int)v[0], (int)v[1], channels)) != GPUIMG_OK)
+        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+    uint8_t *d = out->data;
+    const uint8_t *s = p + i;
+    if (!plain && maxval == 255) {
+        memcpy(d, s, values);
+        return GPUIMG_OK;
+    }
+    for (uint64_t k = 0; k < values; k++) {
+        uint32_t x;
+        if (plain) {
+            int cut = 0;
+            i = skip_blanks(p, n, i); /* read_uint took every digit: a separator follows */
+            if (!read_uint(p, n, &i, (uint32_t)maxval, &x, &cut)) {
+                gpuimg_image_free(out);
+                return pnm_error(ctx, name,
+                                 cut ? "truncated PNM"
+                                     : "damaged PNM: a sample is not a number "
+                                       "or is over maxval");
+            }
+        } else {
+            x = wide ? (uint32_t)s[2 * k] << 8 | s[2 * k + 1] : s[k];
+            if (x > maxval) {
+                gpuimg_image_free(out);
+                return pnm_error(ctx, name, "damaged PNM: a sample is over maxval");
+            }
+        }
+        d[k] = (uint8_t)((x * 510 + maxval) / (2 * maxval)); /* round(x * 255 / maxval) */
+    }
+    if (wide)
+        gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
+    return GPUIMG_OK;
+}
 
 gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                  const gpuimg_image *img)

@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* Every format but PNG and JPEG (CMYK JPEG excepted) through stb_image and
- * stb_image_write (Debian's libstb, which carries the implementation;
- * nothing here defines STB_*_IMPLEMENTATION).
+/* BMP, TGA, GIF and PSD through stb_image (io_stb_image.c: only those
+ * four decoders exist in the program); BMP and TGA written through
+ * stb_image_write (Debian's libstb).
  *
- * stb_image decodes a truncated file without complaint: past the end it
- * reads zeros. So decoding goes through stb's callback API, and a decoder
- * that asks for a byte beyond the end of the data marks the file truncated.
- * That catches every format stb reads in small pieces; the uncompressed
- * pixel data of PNM and TGA is read in one request whose short count stb
- * ignores, so for those the size the header promises is checked first. */
+ * Before stb sees a file, its header is checked here against the format's
+ * own rules and against the file's size: the sides and --max-pixels, the
+ * bytes the pixels need (uncompressed data must be there in full;
+ * compressed data can shrink the pixels only so far), and a BMP's palette
+ * indices (stb reads an index past the palette from an uninitialised stack
+ * array). stb reads a file through callbacks here, so that a decoder asking
+ * for bytes past the end marks the file truncated; stb itself reads zeros
+ * there and says nothing. */
 #include <errno.h>
 #include <limits.h>
-#include <stb_image.h>
 #include <stb_image_write.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io.h"
+#include "io_stb_image.h"
 
 struct reader {
     const uint8_t *data;
@@ -55,114 +57,271 @@ static int eof_cb(void *user)
     return r->pos >= r->size;
 }
 
-static const stbi_io_callbacks callbacks = {read_cb, skip_cb, eof_cb};
+static const gpuimg__stbi_callbacks callbacks = {read_cb, skip_cb, eof_cb};
 
-static const char *format_name(const uint8_t *p, size_t n)
+static uint32_t le16(const uint8_t *p)
 {
-    if (n >= 2 && p[0] == 0xFF && p[1] == 0xD8)
-        return "JPEG";
-    if (n >= 2 && p[0] == 'B' && p[1] == 'M')
-        return "BMP";
-    if (n >= 3 && memcmp(p, "GIF", 3) == 0)
-        return "GIF";
-    if (n >= 4 && memcmp(p, "8BPS", 4) == 0)
-        return "PSD";
-    if (n >= 2 && p[0] == 'P' && p[1] >= '1' && p[1] <= '7')
-        return "PNM";
-    return "file"; /* TGA has no signature */
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
-int gpuimg__stb_plausible(const uint8_t *data, size_t size)
+static uint32_t le32(const uint8_t *p)
 {
-    int w, h, comp;
-    return strcmp(format_name(data, size), "file") != 0 ||
-           (size <= INT_MAX && stbi_info_from_memory(data, (int)size, &w, &h, &comp));
+    return le16(p) | le16(p + 2) << 16;
 }
 
-static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size)
+static uint32_t be16(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 8 | p[1];
+}
+
+static const char *const codec_names[] = {[GPUIMG__CODEC_BMP] = "BMP",
+                                          [GPUIMG__CODEC_GIF] = "GIF",
+                                          [GPUIMG__CODEC_PSD] = "PSD",
+                                          [GPUIMG__CODEC_TGA] = "TGA"};
+
+static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                             const char *why)
+{
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged %s: %s)", name,
+                        codec_names[codec], why);
+}
+
+static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec)
 {
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated %s)", name,
-                        format_name(data, size));
+                        codec_names[codec]);
 }
 
-/* Binary PNM (P5, P6) pixel data is read by stb in one request whose short
- * count it ignores, so the size the header promises is checked here: after
- * "P5"/"P6", width, height and maxval (with # comments), one whitespace byte,
- * then width * height * channels samples of 1 byte (2 when maxval > 255). */
-static int pnm_truncated(const uint8_t *p, size_t n)
+int gpuimg__tga_plausible(const uint8_t *p, size_t n)
 {
-    if (n < 2 || p[0] != 'P' || (p[1] != '5' && p[1] != '6'))
+    /* stb_image's own test (stbi__tga_test), which decides what stb takes
+     * for a TGA: a colour map type of 0 or 1 (so no other format's
+     * signature passes), an image type that fits it, and pixel sizes. */
+    if (n < 18 || p[1] > 1)
         return 0;
-    size_t i = 2;
-    uint64_t v[3] = {0, 0, 0};
-    for (int k = 0; k < 3; k++) {
-        for (;;) { /* whitespace and comments */
-            while (i < n && (p[i] == ' ' || (p[i] >= '\t' && p[i] <= '\r')))
-                i++;
-            if (i < n && p[i] == '#')
-                while (i < n && p[i] != '\n')
-                    i++;
-            else
-                break;
-        }
-        if (i >= n || p[i] < '0' || p[i] > '9')
-            return 0; /* malformed: stb will say so */
-        while (i < n && p[i] >= '0' && p[i] <= '9' && v[k] < (UINT64_C(1) << 32))
-            v[k] = v[k] * 10 + (uint64_t)(p[i++] - '0');
+    int indexed = p[1] == 1, type = p[2], bits = p[16];
+    if (indexed ? type != 1 && type != 9 : type != 2 && type != 3 && type != 10 && type != 11)
+        return 0;
+    if (indexed && p[7] != 8 && p[7] != 15 && p[7] != 16 && p[7] != 24 && p[7] != 32)
+        return 0;
+    if (le16(p + 12) < 1 || le16(p + 14) < 1)
+        return 0;
+    if (indexed && bits != 8 && bits != 16)
+        return 0;
+    return bits == 8 || bits == 15 || bits == 16 || bits == 24 || bits == 32;
+}
+
+/* What a file's header promises, checked against the file before stb
+ * allocates anything. */
+struct promise {
+    uint64_t width, height;
+    uint64_t data_at;   /* where the pixel data starts */
+    uint64_t raw_bytes; /* bytes the data takes uncompressed; 0: compressed */
+    /* compressed: at most this many pixel values a byte of data can hold */
+    uint64_t ratio, values;
+};
+
+/* BMP: stb reads BITMAPCOREHEADER (12 bytes) and the INFO/V4/V5 headers,
+ * uncompressed or with bit fields; rows bottom-up (or top-down for a
+ * negative height), each padded to 4 bytes. A palette index past the
+ * palette's entries is refused: stb would read its uninitialised stack. */
+static gpuimg_status check_bmp(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,
+                               struct promise *pr)
+{
+    const gpuimg__codec K = GPUIMG__CODEC_BMP;
+    if (n < 18)
+        return truncated(ctx, name, K);
+    uint64_t offset = le32(p + 10), hsz = le32(p + 14);
+    if (hsz != 12 && hsz != 40 && hsz != 56 && hsz != 108 && hsz != 124)
+        return damaged(ctx, name, K, "unknown header size");
+    if (n < 14 + hsz)
+        return truncated(ctx, name, K);
+    int64_t w, h;
+    uint32_t planes, bpp, compress = 0;
+    if (hsz == 12) {
+        w = le16(p + 18);
+        h = le16(p + 20);
+        planes = le16(p + 22);
+        bpp = le16(p + 24);
+    } else {
+        w = (int32_t)le32(p + 18);
+        h = (int32_t)le32(p + 22);
+        planes = le16(p + 26);
+        bpp = le16(p + 28);
+        compress = le32(p + 30);
     }
-    uint64_t need = v[0] * v[1] * (p[1] == '6' ? 3 : 1) * (v[2] > 255 ? 2 : 1);
-    return n - i < 1 || n - i - 1 < need;
+    if (planes != 1 || (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32))
+        return damaged(ctx, name, K, "bad bit depth");
+    if (compress != 0 && !(compress == 3 && (bpp == 16 || bpp == 32)))
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (BMP compression %u is not read)", name,
+                            compress);
+    if (w < 0 || h == INT32_MIN)
+        return damaged(ctx, name, K, "bad size");
+    pr->width = (uint64_t)w;
+    pr->height = (uint64_t)(h < 0 ? -h : h);
+    gpuimg_status st = gpuimg__check_size(ctx, name, pr->width, pr->height);
+    if (st != GPUIMG_OK)
+        return st;
+    uint64_t row = bpp >= 16 ? pr->width * bpp / 8 : (pr->width * bpp + 7) / 8;
+    row += (4 - row % 4) % 4;
+    pr->data_at = offset;
+    pr->raw_bytes = row * pr->height;
+    if (bpp >= 16 || offset > n)
+        return GPUIMG_OK; /* stb itself checks that the data follows the header */
+    int64_t psize =
+        hsz == 12 ? ((int64_t)offset - 14 - 24) / 3 : ((int64_t)offset - 14 - (int64_t)hsz) / 4;
+    if (offset < 14 + hsz || psize < 1 || psize > 256)
+        return damaged(ctx, name, K, "bad palette");
+    if (offset + pr->raw_bytes > n)
+        return truncated(ctx, name, K);
+    for (uint64_t y = 0; y < pr->height; y++) {
+        const uint8_t *r = p + offset + y * row;
+        for (uint64_t x = 0; x < pr->width; x++) {
+            int index = bpp == 8   ? r[x]
+                        : bpp == 4 ? r[x / 2] >> (x % 2 ? 0 : 4) & 15
+                                   : r[x / 8] >> (7 - x % 8) & 1;
+            if (index >= psize)
+                return damaged(ctx, name, K, "palette index past the palette");
+        }
+    }
+    return GPUIMG_OK;
 }
 
-/* Uncompressed TGA (types 1, 2, 3): an 18-byte header, an id, a colour map,
- * then width * height pixels of depth bits. Only called for files stb
- * recognized with no other format's signature: TGA has none. */
-static int tga_truncated(const uint8_t *p, size_t n)
+/* GIF: stb allocates the logical screen of the header. LZW gives at most
+ * 4096 pixels for a code of at least 12 bits once its table is that large
+ * (about 2,730 pixels a byte), so a screen of over 4,096 pixels a byte of
+ * file cannot be a real image: a 40-byte file claiming 65535 x 65535 is
+ * refused before 17 GB are asked for. */
+static gpuimg_status check_gif(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,
+                               struct promise *pr)
 {
-    if (n < 18 || p[2] < 1 || p[2] > 3)
-        return 0;
-    uint64_t cmap = p[1] ? (uint64_t)(p[5] | p[6] << 8) * (uint64_t)((p[7] + 7) / 8) : 0;
-    uint64_t w = (uint64_t)(p[12] | p[13] << 8), h = (uint64_t)(p[14] | p[15] << 8);
-    uint64_t need = 18 + p[0] + cmap + w * h * (uint64_t)((p[16] + 7) / 8);
-    return n < need;
+    if (n < 13)
+        return truncated(ctx, name, GPUIMG__CODEC_GIF);
+    pr->width = le16(p + 6);
+    pr->height = le16(p + 8);
+    pr->data_at = 13;
+    pr->ratio = 4096;
+    pr->values = pr->width * pr->height;
+    return gpuimg__check_size(ctx, name, pr->width, pr->height);
 }
 
-gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg_image *out)
+/* PSD: the RGB composite after three length-prefixed sections; raw or
+ * PackBits (two bytes make at most 128 values). */
+static gpuimg_status check_psd(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,
+                               struct promise *pr)
+{
+    const gpuimg__codec K = GPUIMG__CODEC_PSD;
+    if (n < 26 + 4)
+        return truncated(ctx, name, K);
+    uint32_t channels = be16(p + 12), depth = be16(p + 22);
+    if (be16(p + 4) != 1 || channels < 1 || channels > 16 || (depth != 8 && depth != 16))
+        return damaged(ctx, name, K, "bad header");
+    if (be16(p + 24) != 3)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (PSD colour mode %u; only RGB is read)",
+                            name, be16(p + 24));
+    pr->height = gpuimg__be32(p + 14);
+    pr->width = gpuimg__be32(p + 18);
+    gpuimg_status st = gpuimg__check_size(ctx, name, pr->width, pr->height);
+    if (st != GPUIMG_OK)
+        return st;
+    uint64_t at = 26;
+    for (int section = 0; section < 3; section++) {
+        if (at + 4 > n)
+            return truncated(ctx, name, K);
+        uint64_t len = gpuimg__be32(p + at);
+        if (len > INT_MAX) /* stb skips with an int */
+            return damaged(ctx, name, K, "bad section length");
+        at += 4 + len;
+    }
+    if (at + 2 > n)
+        return truncated(ctx, name, K);
+    uint32_t compression = be16(p + at);
+    if (compression > 1)
+        return damaged(ctx, name, K, "unknown compression");
+    pr->data_at = at + 2;
+    uint64_t values = pr->width * pr->height * (channels < 4 ? channels : 4);
+    if (compression == 0) {
+        pr->raw_bytes = values * depth / 8;
+    } else {
+        pr->data_at += pr->height * channels * 2; /* each row's byte count */
+        pr->ratio = 64;
+        pr->values = values;
+    }
+    return GPUIMG_OK;
+}
+
+/* TGA: an 18-byte header, an id, a colour map, then pixels raw or in RLE
+ * packets (a packet of 1 + pixel bytes makes at most 128 pixels). */
+static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t *p,
+                               struct promise *pr)
+{
+    pr->width = le16(p + 12);
+    pr->height = le16(p + 14);
+    gpuimg_status st = gpuimg__check_size(ctx, name, pr->width, pr->height);
+    if (st != GPUIMG_OK)
+        return st;
+    int indexed = p[1] == 1, rle = p[2] >= 8;
+    uint64_t at = 18 + p[0];
+    if (indexed) {
+        uint64_t len = le16(p + 5), entry = (p[7] + 7u) / 8;
+        if (len == 0)
+            return damaged(ctx, name, GPUIMG__CODEC_TGA, "empty colour map");
+        at += le16(p + 3) + len * entry; /* stb skips the first entry's index in bytes */
+    }
+    pr->data_at = at;
+    if (rle) {
+        pr->ratio = 128;
+        pr->values = pr->width * pr->height;
+    } else {
+        pr->raw_bytes = pr->width * pr->height * ((p[16] + 7u) / 8);
+    }
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data,
+                                 size_t size, const char *name, gpuimg_image *out)
 {
     if (size > INT_MAX)
         return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image", name);
-    struct reader r = {data, size, 0, 0};
-    int w, h, comp;
-    if (!stbi_info_from_callbacks(&callbacks, &r, &w, &h, &comp))
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name,
-                            stbi_failure_reason());
-    gpuimg_status st = gpuimg__check_size(ctx, name, (uint64_t)w, (uint64_t)h);
+    struct promise pr = {0};
+    gpuimg_status st;
+    switch (codec) {
+    case GPUIMG__CODEC_BMP: st = check_bmp(ctx, name, data, size, &pr); break;
+    case GPUIMG__CODEC_GIF: st = check_gif(ctx, name, data, size, &pr); break;
+    case GPUIMG__CODEC_PSD: st = check_psd(ctx, name, data, size, &pr); break;
+    case GPUIMG__CODEC_TGA: st = check_tga(ctx, name, data, &pr); break;
+    default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb decoder", name);
+    }
     if (st != GPUIMG_OK)
         return st;
-    if (pnm_truncated(data, size) ||
-        (strcmp(format_name(data, size), "file") == 0 && tga_truncated(data, size)))
-        return truncated(ctx, name, data, size);
-    r = (struct reader){data, size, 0, 0};
-    uint8_t *pixels = stbi_load_from_callbacks(&callbacks, &r, &w, &h, &comp, 0);
+    if (pr.data_at > size || pr.raw_bytes > size - pr.data_at)
+        return truncated(ctx, name, codec);
+    if (pr.ratio && pr.values / pr.ratio > size - pr.data_at)
+        return damaged(ctx, name, codec, "more pixels than its data can hold");
+
+    struct reader r = {data, size, 0, 0};
+    int w, h, comp;
+    uint8_t *pixels = gpuimg__stbi_load(&callbacks, &r, &w, &h, &comp);
     if (!pixels)
-        return r.over_read ? truncated(ctx, name, data, size)
+        return r.over_read ? truncated(ctx, name, codec)
                            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)",
-                                          name, stbi_failure_reason());
-    if (r.over_read || comp < 1 || comp > 4) {
-        stbi_image_free(pixels);
-        return r.over_read ? truncated(ctx, name, data, size)
-                           : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
-                                          "%s: not a supported image (%d channels)", name, comp);
+                                          name, gpuimg__stbi_failure_reason());
+    if (r.over_read || comp < 1 || comp > 4 || (uint64_t)w != pr.width ||
+        (uint64_t)h != pr.height) {
+        free(pixels);
+        return r.over_read ? truncated(ctx, name, codec)
+                           : damaged(ctx, name, codec, "the decoder disagrees with the header");
     }
     st = gpuimg_image_alloc(out, w, h, comp);
     if (st != GPUIMG_OK) {
-        stbi_image_free(pixels);
+        free(pixels);
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     }
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
-    stbi_image_free(pixels);
-    if (stbi_is_16_bit_from_memory(data, (int)size)) /* only once the file proved good */
+    free(pixels);
+    if (codec == GPUIMG__CODEC_PSD && be16(data + 22) == 16)
         gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
     return GPUIMG_OK;
 }
@@ -187,9 +346,6 @@ gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     struct sink s = {f, 0, 0};
     int ok = 0, w = img->width, h = img->height, c = img->channels;
     switch (format) {
-    case GPUIMG_FORMAT_JPEG: /* sides over libjpeg's limit only (io_jpeg.c) */
-        ok = stbi_write_jpg_to_func(write_cb, &s, w, h, c, img->data, ctx->cfg.jpeg_quality);
-        break;
     case GPUIMG_FORMAT_BMP: ok = stbi_write_bmp_to_func(write_cb, &s, w, h, c, img->data); break;
     case GPUIMG_FORMAT_TGA: ok = stbi_write_tga_to_func(write_cb, &s, w, h, c, img->data); break;
     default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb writer", name);

@@ -386,13 +386,44 @@ void gpuimg_step_free(gpuimg_step *s)
     free(s);
 }
 
+int gpuimg_parse_number(const char *text, double *out)
+{
+    /* [+-] digits [. digits] [e [+-] digits], with a digit on some side of
+     * the point: strtod's grammar less its leading spaces, hex, inf and nan */
+    const char *p = text;
+    p += *p == '+' || *p == '-';
+    size_t whole = strspn(p, "0123456789");
+    p += whole;
+    size_t frac = 0;
+    if (*p == '.') {
+        frac = strspn(p + 1, "0123456789");
+        p += 1 + frac;
+    }
+    if (whole + frac == 0)
+        return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        p += *p == '+' || *p == '-';
+        size_t exp = strspn(p, "0123456789");
+        if (exp == 0)
+            return 0;
+        p += exp;
+    }
+    if (*p != '\0')
+        return 0;
+    errno = 0;
+    double v = strtod(text, NULL);
+    if (errno == ERANGE || !isfinite(v))
+        return 0;
+    *out = v;
+    return 1;
+}
+
 static gpuimg_status parse_number(gpuimg_ctx *ctx, const gpuimg_param_info *p, const char *text,
                                   double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end != '\0' || errno == ERANGE || !isfinite(v))
+    double v;
+    if (!gpuimg_parse_number(text, &v))
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not a number", p->name, text);
     if (p->type == GPUIMG_PARAM_INT && v != floor(v))
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not a whole number", p->name, text);

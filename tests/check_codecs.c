@@ -403,25 +403,6 @@ END_TEST
 
 static void assert_close_to_stb(const gpuimg_image *got, const char *path, int channels);
 
-/* Sides over libjpeg's 65500 pixels go through stb both ways, as before. */
-START_TEST(jpeg_sides_over_libjpeg_limit)
-{
-    gpuimg_image img, got;
-    smooth_image(&img, 65535, 3, 3, 2);
-    gpuimg_ctx *ctx = codec_ctx(2, 6);
-    char path[512];
-    snprintf(path, sizeof path, "%s/wide.jpg", tu_tmpdir());
-    ck_assert_msg(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img) == GPUIMG_OK, "%s",
-                  gpuimg_ctx_error(ctx));
-    tu_load(ctx, path, &got);
-    ck_assert_int_eq(got.width, 65535);
-    assert_close_to_stb(&got, path, 3);
-    gpuimg_image_free(&got);
-    gpuimg_ctx_destroy(ctx);
-    gpuimg_image_free(&img);
-}
-END_TEST
-
 /* libjpeg-turbo's reading of a file against stb_image's: two independent
  * decoders of one file differ only by the rounding of the inverse DCT and
  * of the chroma upsampling. */
@@ -587,7 +568,6 @@ Suite *codecs_suite(void)
     tcase_add_test(tc, jpeg_foreign_file_like_stb);
     tcase_add_test(tc, jpeg_bands_join_exactly);
     tcase_add_test(tc, png_reader_leaves_oddities_to_libpng);
-    tcase_add_test(tc, jpeg_sides_over_libjpeg_limit);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -26,6 +26,7 @@ Suite *cli_suite(void);
 Suite *cuda_suite(void);
 Suite *batch_suite(void);
 Suite *codecs_suite(void);
+Suite *untrusted_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -72,6 +73,7 @@ int main(void)
     srunner_add_suite(sr, border_suite());
     srunner_add_suite(sr, io_suite());
     srunner_add_suite(sr, codecs_suite());
+    srunner_add_suite(sr, untrusted_suite());
     srunner_add_suite(sr, cli_suite());
     srunner_add_suite(sr, batch_suite());
     if (seam) {

@@ -93,13 +93,20 @@ static int batch_option(cli *c, void *data, int opt, const char *arg)
     }
     case OPT_DEVICES: return parse_devices(c, b, arg);
     case OPT_SHARD: {
-        int k, n, used = 0;
-        if (sscanf(arg, "%d/%d%n", &k, &n, &used) != 2 || arg[used] || n < 1 || k < 0 || k >= n) {
-            cli_error(c, "--shard: '%s' is not K/N with 0 <= K < N", arg);
+        /* K and N whole numbers; sscanf's %d would overflow on a long one */
+        const char *slash = strchr(arg, '/');
+        char *k_text = slash ? strndup(arg, (size_t)(slash - arg)) : NULL;
+        double k, n;
+        int ok = k_text && gpuimg_parse_number(k_text, &k) && gpuimg_parse_number(slash + 1, &n) &&
+                 k == floor(k) && n == floor(n) && k >= 0 && n <= 1e9 && k < n &&
+                 strspn(arg, "0123456789/") == strlen(arg);
+        free(k_text);
+        if (!ok) {
+            cli_error(c, "--shard: '%s' is not K/N with 0 <= K < N <= 1000000000", arg);
             return EXIT_USAGE;
         }
-        b->opt.shard_index = k;
-        b->opt.shard_count = n;
+        b->opt.shard_index = (int)k;
+        b->opt.shard_count = (int)n;
         return -1;
     }
     }
@@ -118,11 +125,17 @@ static void on_event(void *user, const gpuimg_batch_event *ev)
     struct batch_cli *b = user;
     if (b->progress)
         fputs("\r\033[K", stderr); /* clear the bar before any line */
-    if (ev->outcome == GPUIMG_BATCH_FAILED)
-        fprintf(stderr, "gpuimg: batch: %s\n", ev->error);
-    else if (b->verbose)
+    if (ev->outcome == GPUIMG_BATCH_FAILED) {
+        char line[1024];
+        gpuimg_escape_controls(ev->error, line, sizeof line);
+        fprintf(stderr, "gpuimg: batch: %s\n", line);
+    } else if (b->verbose) {
+        char in[1024], out[1024];
+        gpuimg_escape_controls(ev->input, in, sizeof in);
+        gpuimg_escape_controls(ev->output, out, sizeof out);
         fprintf(stderr, "gpuimg: batch: %s %s -> %s\n",
-                ev->outcome == GPUIMG_BATCH_DONE ? "done" : "skipped", ev->input, ev->output);
+                ev->outcome == GPUIMG_BATCH_DONE ? "done" : "skipped", in, out);
+    }
     if (b->progress) {
         double t = seconds_since(&b->start), rate = t > 0 ? (double)ev->finished / t : 0;
         double eta = rate > 0 ? (double)(ev->total - ev->finished) / rate : 0;

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* strndup */
 /* `gpuimg compare A B`: golden-image comparison. Exit 0 within tolerance,
  * 1 beyond it (a size mismatch included). With no threshold option any
  * pixel differing by more than --fuzz fails; with thresholds, each one given
@@ -77,13 +78,15 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
         break;
     case OPT_MAX_DIFFERING: {
         size_t len = strlen(arg);
-        char text[64];
         o->differing_pct = len > 0 && arg[len - 1] == '%';
-        snprintf(text, sizeof text, "%.*s", (int)(len - (size_t)o->differing_pct), arg);
+        char *text = strndup(arg, len - (size_t)o->differing_pct); /* the whole value, less '%' */
+        if (!text)
+            return EXIT_DEVICE;
         if ((rc = cli_number(c, "max-differing", text, 0, o->differing_pct ? 100 : 1e18, &v)) < 0) {
             o->max_differing = v;
             o->has_max_differing = 1;
         }
+        free(text);
         break;
     }
     case OPT_MIN_PSNR:

@@ -74,14 +74,13 @@ static void main_help(void)
 
 void cli_error(const cli *c, const char *fmt, ...)
 {
+    char text[1024], line[1024];
     va_list ap;
-    fprintf(stderr, "gpuimg: ");
-    if (c->command)
-        fprintf(stderr, "%s: ", c->command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    gpuimg_escape_controls(text, line, sizeof line);
+    fprintf(stderr, "gpuimg: %s%s%s\n", c->command ? c->command : "", c->command ? ": " : "", line);
 }
 
 int cli_exit_code(gpuimg_status st)
@@ -107,10 +106,8 @@ int cli_fail(const cli *c, gpuimg_status st)
 int cli_number(const cli *c, const char *option, const char *text, double min, double max,
                double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(text, &end);
-    if (end == text || *end || errno == ERANGE || !isfinite(v)) {
+    double v;
+    if (!gpuimg_parse_number(text, &v)) {
         cli_error(c, "--%s: '%s' is not a number", option, text);
         return EXIT_USAGE;
     }

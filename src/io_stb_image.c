@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/* stb_image, compiled here from Debian's header (libstb-dev), with only the
+ * BMP, GIF, PSD and TGA decoders (STBI_ONLY_*) and every stb function
+ * static: whatever a file is called or holds, no other stb decoder exists
+ * in the program to reach (stb's Softimage PIC and Radiance HDR readers
+ * crash and hang on crafted files: CVE-2023-43898, CVE-2021-42715; its PNG,
+ * JPEG and PNM readers are replaced by libpng, libjpeg-turbo and
+ * io_pnm.c). Debian's libstb.so, which holds every decoder, is linked only
+ * for stb_image_write.
+ *
+ * The decoders' memory is zeroed when allocated, so a path in stb that
+ * leaves a pixel unwritten gives 0, never an earlier image's bytes.
+ *
+ * This file holds stb and three wrappers, nothing else: stb's API functions
+ * that are not called, and the ones its header declares for decoders left
+ * out, are unused static functions, and that warning (about stb's code) is
+ * off for this file alone. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "io_stb_image.h"
+
+static void *stb_zeroed(size_t size)
+{
+    return calloc(1, size ? size : 1);
+}
+
+/* Grows a block, zeroing what it adds. */
+static void *stb_regrow(void *p, size_t old_size, size_t new_size)
+{
+    unsigned char *q = realloc(p, new_size ? new_size : 1);
+    if (q && new_size > old_size)
+        memset(q + old_size, 0, new_size - old_size);
+    return q;
+}
+
+#pragma GCC diagnostic ignored "-Wunused-function"
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_STATIC
+#define STBI_ONLY_BMP
+#define STBI_ONLY_TGA
+#define STBI_ONLY_GIF
+#define STBI_ONLY_PSD
+#define STBI_NO_STDIO
+#define STBI_NO_LINEAR
+#define STBI_NO_HDR
+#define STBI_MAX_DIMENSIONS 65535
+#define STBI_MALLOC(sz) stb_zeroed(sz)
+#define STBI_REALLOC_SIZED(p, oldsz, newsz) stb_regrow(p, oldsz, newsz)
+#define STBI_FREE(p) free(p)
+#include <stb_image.h>
+
+unsigned char *gpuimg__stbi_load(const gpuimg__stbi_callbacks *io, void *user, int *w, int *h,
+                                 int *channels)
+{
+    const stbi_io_callbacks cb = {io->read, io->skip, io->eof};
+    return stbi_load_from_callbacks(&cb, user, w, h, channels, 0);
+}
+
+const char *gpuimg__stbi_failure_reason(void)
+{
+    return stbi_failure_reason();
+}

@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* The restricted stb_image of io_stb_image.c: BMP, GIF, PSD and TGA only.
+ * Its results are freed with free(). */
+#ifndef GPUIMG_IO_STB_IMAGE_H
+#define GPUIMG_IO_STB_IMAGE_H
+
+/* stb_image's stbi_io_callbacks, without its header. */
+typedef struct gpuimg__stbi_callbacks {
+    int (*read)(void *user, char *data, int size);
+    void (*skip)(void *user, int n);
+    int (*eof)(void *user);
+} gpuimg__stbi_callbacks;
+
+/* stbi_load_from_callbacks with the file's own channels. */
+unsigned char *gpuimg__stbi_load(const gpuimg__stbi_callbacks *io, void *user, int *w, int *h,
+                                 int *channels);
+/* stbi_failure_reason (thread-local). */
+const char *gpuimg__stbi_failure_reason(void);
+
+#endif

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/* Untrusted files and arguments: one regression test for each class of
+ * finding of the fuzzing round (the issue "Untrusted images"), each failing
+ * on the code before the fix. A file is decoded by the one decoder its own
+ * signature names, only after its header has been checked against the
+ * file; nothing a decoder did not write reaches an output; names are
+ * printed on one line whatever they hold; numbers are read whole. */
+#define _GNU_SOURCE /* memmem */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+/* jpeglib.h needs stdio.h first */
+#include <jpeglib.h>
+
+#include "testutil.h"
+
+static gpuimg_status load_bytes(gpuimg_ctx *ctx, const void *data, size_t len, gpuimg_image *img)
+{
+    return gpuimg_load_memory(ctx, data, len, "test-file", img);
+}
+
+/* Decoding fails with status st and a message holding needle. */
+static void assert_refused(gpuimg_ctx *ctx, const void *data, size_t len, gpuimg_status st,
+                           const char *needle, const char *what)
+{
+    gpuimg_image img;
+    gpuimg_status got = load_bytes(ctx, data, len, &img);
+    ck_assert_msg(got == st, "%s: status %s (%s), expected %s", what, gpuimg_strerror(got),
+                  got == GPUIMG_OK ? "decoded" : gpuimg_ctx_error(ctx), gpuimg_strerror(st));
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), needle), "%s: '%s' lacks '%s'", what,
+                  gpuimg_ctx_error(ctx), needle);
+    ck_assert_ptr_null(img.data);
+}
+
+/* 1. A binary PGM whose header comment ends with a carriage return, short
+ * of its raster: stb read it with the pixels it lacked uninitialised. */
+START_TEST(pnm_comment_ending_in_cr_truncated)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    /* over stb's 128-byte read buffer, so that its last read comes up short
+     * rather than empty (an empty one it did notice) */
+    static const char head[] = "P5\n# written by a scanner\r16 16\n255\n";
+    uint8_t file[300];
+    size_t h = strlen(head);
+    memcpy(file, head, h);
+    for (int i = 0; i < 256; i++)
+        file[h + i] = (uint8_t)(i * 7 + 3);
+    for (size_t cut = 1; cut <= 64; cut++)
+        assert_refused(ctx, file, h + 256 - cut, GPUIMG_ERR_DECODE, "truncated PNM", "PGM cut");
+    gpuimg_image img;
+    ck_assert_int_eq(load_bytes(ctx, file, h + 256, &img), GPUIMG_OK);
+    ck_assert_int_eq(img.width, 16);
+    ck_assert_int_eq(img.channels, 1);
+    ck_assert_int_eq(memcmp(img.data, file + h, 256), 0);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* ...and in a batch, where those pixels held the previous image's bytes. */
+START_TEST(pnm_truncated_in_batch_leaks_nothing)
+{
+    const char *dir = tu_tmpdir();
+    char in[512], out[512], path[600];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image big;
+    tu_random_image(&big, 64, 64, 1, 7);
+    snprintf(path, sizeof path, "%s/a.pgm", in);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &big), GPUIMG_OK);
+    static const char head[] = "P5\n#\r64 64\n255\n";
+    uint8_t cut[4096];
+    memcpy(cut, head, sizeof head - 1);
+    memset(cut + sizeof head - 1, 9, sizeof cut - (sizeof head - 1)); /* 4096 - 15 of 4096 */
+    snprintf(path, sizeof path, "%s/b.pgm", in);
+    tu_write_file(path, cut, sizeof cut);
+    const char *args[] = {tu_bin(), "batch", in, out, "--jobs", "1", "--backend", "cpu", NULL};
+    char *err = NULL;
+    ck_assert_int_eq(tu_run(args, NULL, NULL, &err), 1);
+    ck_assert_msg(strstr(err, "b.pgm") && strstr(err, "truncated PNM"), "%s", err);
+    snprintf(path, sizeof path, "%s/b.pgm", out);
+    struct stat sb;
+    ck_assert_int_ne(stat(path, &sb), 0);
+    free(err);
+    gpuimg_image_free(&big);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* netpbm's grammar: plain and binary, comments, maxvals other than 255
+ * scaled, 16 bits reduced with rounding, samples over maxval refused, and
+ * every truncation of every kind refused. */
+START_TEST(pnm_grammar)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    static const char plain[] = "P3 # plain\n2 1 15\n0 5 15\n15 0 7\n";
+    ck_assert_int_eq(load_bytes(ctx, plain, sizeof plain - 1, &img), GPUIMG_OK);
+    static const uint8_t want[6] = {0, 85, 255, 255, 0, 119};
+    ck_assert_int_eq(img.channels, 3);
+    ck_assert_int_eq(memcmp(img.data, want, 6), 0);
+    gpuimg_image_free(&img);
+    static const char gray[] = "P2\n3 1\n255\n0 128\n7";
+    ck_assert_int_eq(load_bytes(ctx, gray, sizeof gray - 1, &img), GPUIMG_OK);
+    ck_assert_int_eq(img.data[1], 128);
+    ck_assert_int_eq(img.data[2], 7);
+    gpuimg_image_free(&img);
+    static const uint8_t deep[] = {'P', '5', ' ', '2',  ' ',  '1',  ' ',  '6', '5',
+                                   '5', '3', '5', '\n', 0x80, 0x00, 0xFF, 0xFF};
+    ck_assert_int_eq(load_bytes(ctx, deep, sizeof deep, &img), GPUIMG_OK);
+    ck_assert_int_eq(img.data[0], (0x8000 * 255 + 32767) / 65535);
+    ck_assert_int_eq(img.data[1], 255);
+    gpuimg_image_free(&img);
+    static const char over[] = "P5 1 1 100\n\200";
+    assert_refused(ctx, over, sizeof over - 1, GPUIMG_ERR_DECODE, "over maxval", "P5 over");
+    static const char over_plain[] = "P2 1 1 100\n101\n";
+    assert_refused(ctx, over_plain, sizeof over_plain - 1, GPUIMG_ERR_DECODE, "over maxval",
+                   "P2 over");
+    static const char huge[] = "P6 99999999999 1 255\n";
+    assert_refused(ctx, huge, sizeof huge - 1, GPUIMG_ERR_DECODE, "header", "side overflow");
+    static const char wide[] = "P6 70000 1 255\n";
+    assert_refused(ctx, wide, sizeof wide - 1, GPUIMG_ERR_TOO_LARGE, "70000", "side limit");
+    const char *const files[] = {plain, gray};
+    for (int f = 0; f < 2; f++) /* every cut short of the last value's digit */
+        for (size_t len = 1; len < strlen(files[f]) - (f == 0); len++) {
+            gpuimg_status st = load_bytes(ctx, files[f], len, &img);
+            ck_assert_msg(st == GPUIMG_ERR_DECODE, "%s cut at %zu: %s", files[f], len,
+                          gpuimg_strerror(st));
+        }
+    for (size_t len = 1; len < sizeof deep; len++)
+        ck_assert_int_eq(load_bytes(ctx, deep, len, &img), GPUIMG_ERR_DECODE);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A w x h CMYK (or, asked, YCCK) JPEG at quality 100 from libjpeg, with or
+ * without Adobe's APP14 marker (whose values are inverted). */
+static uint8_t *cmyk_jpeg(const uint8_t *cmyk, int w, int h, int ycck, int adobe, size_t *len)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr err;
+    c.err = jpeg_std_error(&err);
+    jpeg_create_compress(&c);
+    unsigned char *buf = NULL;
+    unsigned long size = 0;
+    jpeg_mem_dest(&c, &buf, &size);
+    c.image_width = (JDIMENSION)w;
+    c.image_height = (JDIMENSION)h;
+    c.input_components = 4;
+    c.in_color_space = JCS_CMYK;
+    jpeg_set_defaults(&c);
+    jpeg_set_colorspace(&c, ycck ? JCS_YCCK : JCS_CMYK);
+    c.write_Adobe_marker = adobe ? TRUE : FALSE;
+    jpeg_set_quality(&c, 100, TRUE);
+    for (int i = 0; i < c.num_components; i++)
+        c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
+    jpeg_start_compress(&c, TRUE);
+    while (c.next_scanline < c.image_height) {
+        JSAMPROW row = (JSAMPROW)(cmyk + (size_t)c.next_scanline * (size_t)w * 4);
+        jpeg_write_scanlines(&c, &row, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    *len = size;
+    return buf;
+}
+
+/* 2. CMYK and YCCK JPEGs through libjpeg-turbo (stb read them with its
+ * decoder state uncleared), converted to RGB with and without Adobe's
+ * inversion; the expected pixels come from the CMYK values written. */
+START_TEST(jpeg_cmyk_through_libjpeg)
+{
+    enum { W = 48, H = 32 };
+    static uint8_t cmyk[W * H * 4];
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+            uint8_t *p = cmyk + (y * W + x) * 4;
+            p[0] = (uint8_t)(x * 5);
+            p[1] = (uint8_t)(y * 7);
+            p[2] = (uint8_t)(128 + (x - y));
+            p[3] = (uint8_t)(40 + x + y);
+        }
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int ycck = 0; ycck < 2; ycck++)
+        for (int adobe = 0; adobe < 2; adobe++) {
+            if (ycck && !adobe)
+                continue; /* YCCK is only told apart by the Adobe marker */
+            size_t len;
+            uint8_t *file = cmyk_jpeg(cmyk, W, H, ycck, adobe, &len);
+            gpuimg_image img;
+            ck_assert_msg(load_bytes(ctx, file, len, &img) == GPUIMG_OK, "%s",
+                          gpuimg_ctx_error(ctx));
+            ck_assert_int_eq(img.channels, 3);
+            int worst = 0;
+            for (int i = 0; i < W * H; i++) {
+                const uint8_t *p = cmyk + 4 * i;
+                double k = adobe ? p[3] : 255 - p[3];
+                for (int c = 0; c < 3; c++) {
+                    double v = adobe ? p[c] : 255 - p[c];
+                    int d = abs((int)img.data[3 * i + c] - (int)(v * k / 255 + 0.5));
+                    worst = d > worst ? d : worst;
+                }
+            }
+            ck_assert_msg(worst <= 6, "ycck %d adobe %d: off by %d", ycck, adobe, worst);
+            gpuimg_image_free(&img);
+            free(file);
+        }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* The first byte past a marker's two-byte length, or NULL. */
+static uint8_t *marker(uint8_t *file, size_t len, uint8_t code)
+{
+    for (size_t i = 2; i + 4 < len; i++)
+        if (file[i] == 0xFF && file[i + 1] == code)
+            return file + i + 4;
+    return NULL;
+}
+
+/* A CMYK scan naming a Huffman table that was never defined: stb decoded
+ * garbage (or crashed); libjpeg says so. */
+START_TEST(jpeg_cmyk_undefined_huffman_table)
+{
+    uint8_t cmyk[16 * 16 * 4];
+    memset(cmyk, 90, sizeof cmyk);
+    size_t len;
+    uint8_t *file = cmyk_jpeg(cmyk, 16, 16, 0, 1, &len);
+    uint8_t *sos = marker(file, len, 0xDA);
+    ck_assert_ptr_nonnull(sos);
+    sos[2] = 0x33; /* the first component's DC and AC tables: number 3 */
+    gpuimg_ctx *ctx = tu_ctx();
+    assert_refused(ctx, file, len, GPUIMG_ERR_DECODE, "damaged JPEG", "undefined table");
+    gpuimg_ctx_destroy(ctx);
+    free(file);
+}
+END_TEST
+
+/* Sides over libjpeg's 65500 pixels: refused both ways with a message that
+ * says why (stb read and wrote them before). */
+START_TEST(jpeg_sides_over_65500_refused)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_random_image(&img, 16, 8, 3, 3);
+    char path[600], dir[512];
+    snprintf(dir, sizeof dir, "%s", tu_tmpdir());
+    snprintf(path, sizeof path, "%s/small.jpg", dir);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    gpuimg_image_free(&img);
+    size_t len;
+    uint8_t *file = (uint8_t *)tu_read_file(path, &len);
+    uint8_t *sof = marker(file, len, 0xC0);
+    ck_assert_ptr_nonnull(sof);
+    sof[3] = 0xFF; /* width 65535 (height 8) */
+    sof[4] = 0xFF;
+    assert_refused(ctx, file, len, GPUIMG_ERR_TOO_LARGE, "65500", "wide JPEG");
+    free(file);
+    ck_assert_int_eq(gpuimg_image_alloc(&img, 65501, 2, 1), GPUIMG_OK);
+    memset(img.data, 7, 65501 * 2);
+    snprintf(path, sizeof path, "%s/wide.jpg", dir);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_ERR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "65500"));
+    ck_assert_int_eq(tu_count_entries(dir), 1);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* 3. Formats SPEC does not list never reach a decoder, whatever the file
+ * is called: a Softimage PIC (stb crashed: CVE-2023-43898), a truncated RLE
+ * Radiance HDR (stb hung: CVE-2021-42715), PBM and PAM. */
+static size_t softimage_pic(uint8_t *f)
+{
+    memset(f, 0, 120);
+    static const uint8_t magic[4] = {0x53, 0x80, 0xF6, 0x34};
+    memcpy(f, magic, 4);
+    memcpy(f + 88, "PICT", 4);
+    f[89 + 3] = 0; /* width and height 1 at 92..95 */
+    f[93] = 1;
+    f[95] = 1;
+    f[104] = 0; /* channel packets: one, with chained 0 and no channels */
+    return 120;
+}
+
+START_TEST(unlisted_formats_unreachable)
+{
+    uint8_t pic[120];
+    size_t pic_len = softimage_pic(pic);
+    static const char hdr[] = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 8 +X 64\n\002\002\000\100";
+    static const char pbm[] = "P4 8 1\n\377";
+    static const char pam[] = "P7\nWIDTH 1\nHEIGHT 1\nDEPTH 1\nMAXVAL 255\nENDHDR\n\001";
+    const struct {
+        const char *name;
+        const void *data;
+        size_t len;
+    } files[] = {{"pic.tga", pic, pic_len},
+                 {"hdr.png", hdr, sizeof hdr - 1},
+                 {"bitmap.pgm", pbm, sizeof pbm - 1},
+                 {"arbitrary.ppm", pam, sizeof pam - 1}};
+    const char *dir = tu_tmpdir();
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    gpuimg_ctx *ctx = tu_ctx();
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        assert_refused(ctx, files[i].data, files[i].len, GPUIMG_ERR_DECODE, "unknown format",
+                       files[i].name);
+        char path[600];
+        snprintf(path, sizeof path, "%s/%s", in, files[i].name);
+        tu_write_file(path, files[i].data, files[i].len);
+    }
+    /* A batch of them and one good image: each refused, the good one done,
+     * and the summary printed (the PIC file took the process down before). */
+    gpuimg_image img;
+    tu_random_image(&img, 5, 5, 3, 1);
+    char path[600];
+    snprintf(path, sizeof path, "%s/good.png", in);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    gpuimg_image_free(&img);
+    const char *args[] = {tu_bin(), "batch", in, out, "invert", "--backend", "cpu", NULL};
+    char *err = NULL;
+    ck_assert_int_eq(tu_run(args, NULL, NULL, &err), 1);
+    ck_assert_msg(strstr(err, "1 processed, 4 failed"), "%s", err);
+    free(err);
+    ck_assert_int_eq(tu_count_entries(out), 1);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+static void put16(uint8_t *p, unsigned v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, unsigned v)
+{
+    put16(p, v & 0xFFFF);
+    put16(p + 2, v >> 16);
+}
+
+/* An 8-bit 4x2 BMP with a two-entry palette and the given indices. */
+static size_t bmp8(uint8_t *f, const uint8_t idx[8])
+{
+    memset(f, 0, 70);
+    f[0] = 'B';
+    f[1] = 'M';
+    put32(f + 2, 70);
+    put32(f + 10, 62); /* 14 + 40 + 2 palette entries of 4 */
+    put32(f + 14, 40);
+    put32(f + 18, 4);
+    put32(f + 22, 2);
+    put16(f + 26, 1);
+    put16(f + 28, 8);
+    put32(f + 46, 2);
+    static const uint8_t pal[8] = {10, 20, 30, 0, 200, 150, 100, 0};
+    memcpy(f + 54, pal, 8);
+    memcpy(f + 62, idx, 8);
+    return 70;
+}
+
+/* 4. What a header claims is checked against the file before a decoder
+ * allocates: a GIF of a few dozen bytes claiming 30000 x 30000 (3.6 GB for
+ * stb's buffers), short raw data; and a BMP palette index past its palette
+ * (stb read it from an uninitialised stack array). */
+START_TEST(headers_checked_before_decoding)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    uint8_t gif[48] = "GIF89a";
+    put16(gif + 6, 30000);
+    put16(gif + 8, 30000);
+    gif[10] = 0x80; /* a global colour table of 2 entries */
+    gif[19] = ',';
+    put16(gif + 24, 30000);
+    put16(gif + 26, 30000);
+    gif[29] = 2; /* LZW minimum code size */
+    assert_refused(ctx, gif, sizeof gif, GPUIMG_ERR_DECODE, "more pixels than its data", "GIF");
+
+    uint8_t bmp[70];
+    static const uint8_t fine[8] = {0, 1, 1, 0, 1, 0, 0, 1};
+    gpuimg_image img;
+    ck_assert_int_eq(load_bytes(ctx, bmp, bmp8(bmp, fine), &img), GPUIMG_OK);
+    /* bottom-up: the top row is the second of the file, index 1 first */
+    static const uint8_t top[6] = {100, 150, 200, 30, 20, 10};
+    ck_assert_int_eq(img.channels, 3);
+    ck_assert_int_eq(memcmp(img.data, top, 6), 0);
+    gpuimg_image_free(&img);
+    static const uint8_t past[8] = {0, 1, 1, 0, 1, 0, 200, 1};
+    assert_refused(ctx, bmp, bmp8(bmp, past), GPUIMG_ERR_DECODE, "palette index", "BMP index");
+    for (size_t cut = 1; cut <= 8; cut++)
+        assert_refused(ctx, bmp, bmp8(bmp, fine) - cut, GPUIMG_ERR_DECODE, "truncated BMP",
+                       "BMP cut");
+    put32(bmp + 10, 60); /* a palette of 1.5 entries */
+    assert_refused(ctx, bmp, 70, GPUIMG_ERR_DECODE, "palette", "BMP palette");
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* 5. Names with control characters are escaped in every message: one bad
+ * file cannot forge a line of a batch's output. */
+START_TEST(control_characters_escaped)
+{
+    const char *dir = tu_tmpdir();
+    char in[512], out[512], path[700];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    snprintf(path, sizeof path, "%s/x\ngpuimg: batch: 9 processed, 0 failed\r\033[2K.png", in);
+    tu_write_file(path, "not an image", 12);
+    const char *args[] = {tu_bin(), "batch", in, out, "--backend", "cpu", NULL};
+    char *err = NULL;
+    ck_assert_int_eq(tu_run(args, NULL, NULL, &err), 1);
+    int lines = 0;
+    for (const char *p = err; *p; p++)
+        lines += *p == '\n';
+    ck_assert_msg(lines == 2, "%d lines: %s", lines, err);
+    ck_assert_msg(strstr(err, "x\\ngpuimg: batch: 9 processed, 0 failed\\r\\x1b[2K.png"), "%s",
+                  err);
+    ck_assert_ptr_null(strchr(err, '\r'));
+    ck_assert_ptr_null(strchr(err, '\033'));
+    free(err);
+    char dst[600];
+    snprintf(dst, sizeof dst, "%s/one.png", dir);
+    const char *one[] = {tu_bin(), "invert", path, dst, "--backend", "cpu", NULL};
+    ck_assert_int_eq(tu_run(one, NULL, NULL, &err), 3);
+    ck_assert_msg(strchr(err, '\n') == err + strlen(err) - 1, "%s", err);
+    free(err);
+}
+END_TEST
+
+/* Every number is read whole: no leading space, hex, trailing text, or a
+ * value cut to fit a buffer; a K/N shard past int's range is refused. */
+START_TEST(numbers_parsed_strictly)
+{
+    char long_zeros[100];
+    memset(long_zeros, '0', 70);
+    snprintf(long_zeros + 70, sizeof long_zeros - 70, "1junk");
+    /* "A": an image; "B": an output path */
+    const char *const bad[][6] = {
+        {"blur", "A", "B", "--sigma", " 2"},
+        {"blur", "A", "B", "--sigma", "0x2"},
+        {"blur", "A", "B", "--sigma", "2 "},
+        {"blur", "A", "B", "--sigma", "1e"},
+        {"blur", "A", "B", "--sigma", "nan"},
+        {"blur", "A", "B", "--sigma", "infinity"},
+        {"invert", "A", "B", "--threads", "+"},
+        {"compare", "A", "A", "--max-differing", long_zeros},
+        {"compare", "A", "A", "--max-differing", "%"},
+        {"run", "A", "B", "blur:sigma=0x1"},
+    };
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s", tu_golden("inputs/photo_257x131_rgb.png"));
+    snprintf(b, sizeof b, "%s/o.png", tu_tmpdir());
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[8] = {tu_bin()};
+        int n = 1;
+        for (int k = 0; k < 6 && bad[i][k]; k++)
+            args[n++] = strcmp(bad[i][k], "A") == 0   ? a
+                        : strcmp(bad[i][k], "B") == 0 ? b
+                                                      : bad[i][k];
+        char *err = NULL;
+        int rc = tu_run(args, NULL, NULL, &err);
+        ck_assert_msg(rc == 2, "%s %s '%s': exit %d: %s", bad[i][0], bad[i][3],
+                      bad[i][4] ? bad[i][4] : "", rc, err);
+        free(err);
+    }
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/in", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/out", tu_tmpdir());
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    const char *const shards[] = {"99999999999/3", "1/99999999999", "-0/2", "1/1", "0/2x", "1.0/2"};
+    for (size_t i = 0; i < sizeof shards / sizeof shards[0]; i++) {
+        const char *args[] = {tu_bin(), "batch", in, out, "--shard", shards[i], NULL};
+        ck_assert_msg(tu_run(args, NULL, NULL, NULL) == 2, "--shard %s", shards[i]);
+    }
+    const char *ok[] = {tu_bin(), "compare", a, a, "--max-differing", "1e1", NULL};
+    ck_assert_int_eq(tu_run(ok, NULL, NULL, NULL), 0);
+}
+END_TEST
+
+/* An empty folder is an empty batch (qsort was handed NULL before: the
+ * sanitizer build failed here). */
+START_TEST(empty_folder_is_empty_batch)
+{
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/in", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/out", tu_tmpdir());
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    const char *args[] = {tu_bin(), "batch", in, out, "invert", "--backend", "cpu", NULL};
+    char *err = NULL;
+    ck_assert_int_eq(tu_run(args, NULL, NULL, &err), 0);
+    ck_assert_msg(strstr(err, "0 processed, 0 failed, 0 skipped of 0"), "%s", err);
+    free(err);
+    ck_assert_int_eq(tu_count_entries(out), 0);
+}
+END_TEST
+
+Suite *untrusted_suite(void)
+{
+    Suite *s = suite_create("untrusted");
+    TCase *tc = tcase_create("untrusted");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, pnm_comment_ending_in_cr_truncated);
+    tcase_add_test(tc, pnm_truncated_in_batch_leaks_nothing);
+    tcase_add_test(tc, pnm_grammar);
+    tcase_add_test(tc, jpeg_cmyk_through_libjpeg);
+    tcase_add_test(tc, jpeg_cmyk_undefined_huffman_table);
+    tcase_add_test(tc, jpeg_sides_over_65500_refused);
+    tcase_add_test(tc, unlisted_formats_unreachable);
+    tcase_add_test(tc, headers_checked_before_decoding);
+    tcase_add_test(tc, control_characters_escaped);
+    tcase_add_test(tc, numbers_parsed_strictly);
+    tcase_add_test(tc, empty_folder_is_empty_batch);
+    suite_add_tcase(s, tc);
+    return s;
+}
