@@ -69,21 +69,15 @@ static gpuimg_status read_text(gpuimg_ctx *ctx, const char *path, char **text)
     return GPUIMG_OK;
 }
 
-static gpuimg_status parse_file(gpuimg_ctx *ctx, const char *path, float **weights, int *width,
-                                int *height)
+gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text, float **weights,
+                                   int *width, int *height)
 {
-    char *text = NULL;
-    gpuimg_status st = read_text(ctx, path, &text);
-    if (st != GPUIMG_OK)
-        return st;
     float *w = malloc(GPUIMG__MAX_KERNEL * GPUIMG__MAX_KERNEL * sizeof(float));
-    if (!w) {
-        free(text);
+    if (!w)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "kernel: %s: out of memory", path);
-    }
     int rows = 0, cols = 0, line_no = 0;
     char *save_line = NULL;
-    st = GPUIMG_OK;
+    gpuimg_status st = GPUIMG_OK;
     /* strtok_r would merge empty lines and so lose the numbering: split by hand. */
     for (char *line = text; line && st == GPUIMG_OK; line = save_line) {
         line_no++;
@@ -127,7 +121,6 @@ static gpuimg_status parse_file(gpuimg_ctx *ctx, const char *path, float **weigh
         cols = n;
         rows++;
     }
-    free(text);
     if (st == GPUIMG_OK && rows == 0)
         st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s: no numbers in the file", path);
     if (st == GPUIMG_OK && (rows % 2 == 0 || cols % 2 == 0))
@@ -163,5 +156,10 @@ gpuimg_status gpuimg__kernel_load(gpuimg_ctx *ctx, const char *name_or_path, flo
         *width = *height = named[i].side;
         return GPUIMG_OK;
     }
-    return parse_file(ctx, name_or_path, weights, width, height);
+    char *text = NULL;
+    gpuimg_status st = read_text(ctx, name_or_path, &text);
+    if (st == GPUIMG_OK)
+        st = gpuimg__kernel_parse(ctx, name_or_path, text, weights, width, height);
+    free(text);
+    return st;
 }

@@ -156,9 +156,9 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     case GPUIMG__CODEC_PNG: st = gpuimg__decode_png(ctx, data, size, name, out); break;
     case GPUIMG__CODEC_JPEG: st = gpuimg__decode_jpeg(ctx, data, size, name, out); break;
     case GPUIMG__CODEC_PNM: st = gpuimg__decode_pnm(ctx, data, size, name, out); break;
+    case GPUIMG__CODEC_PSD: st = gpuimg__decode_psd(ctx, data, size, name, out); break;
     case GPUIMG__CODEC_BMP:
     case GPUIMG__CODEC_GIF:
-    case GPUIMG__CODEC_PSD:
     case GPUIMG__CODEC_TGA: st = gpuimg__decode_stb(ctx, codec, data, size, name, out); break;
     default:
         st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",

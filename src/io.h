@@ -44,13 +44,24 @@ int gpuimg__tga_plausible(const uint8_t *data, size_t size);
 int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_image *out);
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
+/* libpng alone: every PNG the fast reader leaves, and the fuzz harness's
+ * reference for the ones it takes. */
+gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                        const char *name, gpuimg_image *out);
 int gpuimg__is_jpeg(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
+/* The same in exactly `bands` bands read one after another on this thread:
+ * the fuzz harness holds bands to one pass with it. */
+gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                        const char *name, gpuimg_image *out, int bands);
 /* Binary and plain PPM and PGM (io_pnm.c). */
 gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
-/* BMP, GIF, PSD and TGA through stb_image, the header checked first. */
+/* PSD's composite image (io_psd.c). */
+gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out);
+/* BMP, GIF and TGA through stb_image, the header checked first. */
 gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data,
                                  size_t size, const char *name, gpuimg_image *out);
 

@@ -176,6 +176,13 @@ static gpuimg_status jpeg_failed(gpuimg_ctx *ctx, const char *name, const char *
 gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out)
 {
+    return gpuimg__decode_jpeg_bands(ctx, data, size, name, out, 0);
+}
+
+/* want 0: as many bands as the image's size and the context's own pool warrant. */
+gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                        const char *name, gpuimg_image *out, int want)
+{
     /* The header, read once here for the size and colour space. */
     reader *r = calloc(1, sizeof *r);
     if (!r)
@@ -208,7 +215,9 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
 
     int nbands = 1;
     gpuimg_pool *pool = NULL;
-    if (w * h >= BAND_PIXELS && (pool = gpuimg__ctx_pool(ctx)) && ctx->own_pool) {
+    if (want > 0) {
+        nbands = want > MAX_BANDS ? MAX_BANDS : want > (int)h ? (int)h : want;
+    } else if (w * h >= BAND_PIXELS && (pool = gpuimg__ctx_pool(ctx)) && ctx->own_pool) {
         nbands = gpuimg__pool_workers(pool) + 1;
         nbands = nbands > MAX_BANDS ? MAX_BANDS : nbands;
     }

@@ -61,6 +61,13 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     }
     if (gpuimg__decode_png_fast(ctx, data, size, out))
         return GPUIMG_OK;
+    return gpuimg__decode_png_libpng(ctx, data, size, name, out);
+}
+
+gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                        const char *name, gpuimg_image *out)
+{
+    memset(out, 0, sizeof *out);
     /* The callbacks write into job between setjmp and longjmp; on the heap,
      * behind a pointer that never changes, its contents stay defined. */
     struct png_job *job = calloc(1, sizeof *job);

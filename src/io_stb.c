@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* BMP, TGA, GIF and PSD through stb_image (io_stb_image.c: only those
- * four decoders exist in the program); BMP and TGA written through
+/* BMP, TGA and GIF through stb_image (io_stb_image.c: only those three
+ * decoders exist in the program); BMP and TGA written through
  * stb_image_write (Debian's libstb).
  *
  * Before stb sees a file, its header is checked here against the format's
@@ -69,15 +69,8 @@ static uint32_t le32(const uint8_t *p)
     return le16(p) | le16(p + 2) << 16;
 }
 
-static uint32_t be16(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 8 | p[1];
-}
-
-static const char *const codec_names[] = {[GPUIMG__CODEC_BMP] = "BMP",
-                                          [GPUIMG__CODEC_GIF] = "GIF",
-                                          [GPUIMG__CODEC_PSD] = "PSD",
-                                          [GPUIMG__CODEC_TGA] = "TGA"};
+static const char *const codec_names[] = {
+    [GPUIMG__CODEC_BMP] = "BMP", [GPUIMG__CODEC_GIF] = "GIF", [GPUIMG__CODEC_TGA] = "TGA"};
 
 static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                              const char *why)
@@ -206,52 +199,6 @@ static gpuimg_status check_gif(gpuimg_ctx *ctx, const char *name, const uint8_t 
     return gpuimg__check_size(ctx, name, pr->width, pr->height);
 }
 
-/* PSD: the RGB composite after three length-prefixed sections; raw or
- * PackBits (two bytes make at most 128 values). */
-static gpuimg_status check_psd(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,
-                               struct promise *pr)
-{
-    const gpuimg__codec K = GPUIMG__CODEC_PSD;
-    if (n < 26 + 4)
-        return truncated(ctx, name, K);
-    uint32_t channels = be16(p + 12), depth = be16(p + 22);
-    if (be16(p + 4) != 1 || channels < 1 || channels > 16 || (depth != 8 && depth != 16))
-        return damaged(ctx, name, K, "bad header");
-    if (be16(p + 24) != 3)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
-                            "%s: not a supported image (PSD colour mode %u; only RGB is read)",
-                            name, be16(p + 24));
-    pr->height = gpuimg__be32(p + 14);
-    pr->width = gpuimg__be32(p + 18);
-    gpuimg_status st = gpuimg__check_size(ctx, name, pr->width, pr->height);
-    if (st != GPUIMG_OK)
-        return st;
-    uint64_t at = 26;
-    for (int section = 0; section < 3; section++) {
-        if (at + 4 > n)
-            return truncated(ctx, name, K);
-        uint64_t len = gpuimg__be32(p + at);
-        if (len > INT_MAX) /* stb skips with an int */
-            return damaged(ctx, name, K, "bad section length");
-        at += 4 + len;
-    }
-    if (at + 2 > n)
-        return truncated(ctx, name, K);
-    uint32_t compression = be16(p + at);
-    if (compression > 1)
-        return damaged(ctx, name, K, "unknown compression");
-    pr->data_at = at + 2;
-    uint64_t values = pr->width * pr->height * (channels < 4 ? channels : 4);
-    if (compression == 0) {
-        pr->raw_bytes = values * depth / 8;
-    } else {
-        pr->data_at += pr->height * channels * 2; /* each row's byte count */
-        pr->ratio = 64;
-        pr->values = values;
-    }
-    return GPUIMG_OK;
-}
-
 /* TGA: an 18-byte header, an id, a colour map, then pixels raw or in RLE
  * packets (a packet of 1 + pixel bytes makes at most 128 pixels). */
 static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t *p,
@@ -290,7 +237,6 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uin
     switch (codec) {
     case GPUIMG__CODEC_BMP: st = check_bmp(ctx, name, data, size, &pr); break;
     case GPUIMG__CODEC_GIF: st = check_gif(ctx, name, data, size, &pr); break;
-    case GPUIMG__CODEC_PSD: st = check_psd(ctx, name, data, size, &pr); break;
     case GPUIMG__CODEC_TGA: st = check_tga(ctx, name, data, &pr); break;
     default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb decoder", name);
     }
@@ -321,8 +267,6 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uin
     }
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
     free(pixels);
-    if (codec == GPUIMG__CODEC_PSD && be16(data + 22) == 16)
-        gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
     return GPUIMG_OK;
 }
 

@@ -1,20 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* stb_image, compiled here from Debian's header (libstb-dev), with only the
- * BMP, GIF, PSD and TGA decoders (STBI_ONLY_*) and every stb function
+ * BMP, GIF and TGA decoders (STBI_ONLY_*) and every stb function
  * static: whatever a file is called or holds, no other stb decoder exists
  * in the program to reach (stb's Softimage PIC and Radiance HDR readers
  * crash and hang on crafted files: CVE-2023-43898, CVE-2021-42715; its PNG,
- * JPEG and PNM readers are replaced by libpng, libjpeg-turbo and
- * io_pnm.c). Debian's libstb.so, which holds every decoder, is linked only
+ * JPEG, PNM and PSD readers are replaced by libpng, libjpeg-turbo,
+ * io_pnm.c and io_psd.c). Debian's libstb.so, which holds every decoder, is linked only
  * for stb_image_write.
  *
  * The decoders' memory is zeroed when allocated, so a path in stb that
  * leaves a pixel unwritten gives 0, never an earlier image's bytes.
  *
- * This file holds stb and three wrappers, nothing else: stb's API functions
+ * This file holds stb and two wrappers, nothing else: stb's API functions
  * that are not called, and the ones its header declares for decoders left
- * out, are unused static functions, and that warning (about stb's code) is
- * off for this file alone. */
+ * out, are unused static functions, and with PNG and PSD left out one of
+ * its functions no longer reads its parameter; those two warnings (about
+ * stb's code) are off for this file alone. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,12 +36,12 @@ static void *stb_regrow(void *p, size_t old_size, size_t new_size)
 }
 
 #pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
 #define STBI_ONLY_BMP
 #define STBI_ONLY_TGA
 #define STBI_ONLY_GIF
-#define STBI_ONLY_PSD
 #define STBI_NO_STDIO
 #define STBI_NO_LINEAR
 #define STBI_NO_HDR

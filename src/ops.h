@@ -42,5 +42,8 @@ gpuimg_status gpuimg__step_apply(gpuimg_ctx *ctx, gpuimg_backend *be, const gpui
  * *weights is malloc'ed, row-major. */
 gpuimg_status gpuimg__kernel_load(gpuimg_ctx *ctx, const char *name_or_path, float **weights,
                                   int *width, int *height);
+/* A kernel file's text (modified in place), path naming it in messages. */
+gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text, float **weights,
+                                   int *width, int *height);
 
 #endif

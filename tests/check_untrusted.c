@@ -401,6 +401,61 @@ START_TEST(headers_checked_before_decoding)
 }
 END_TEST
 
+/* A w x 1 RGBA PSD, 8 bits, raw or with each row one PackBits literal run. */
+static size_t psd_rgba(uint8_t *f, const uint8_t *planes, int w, int packbits)
+{
+    static const uint8_t head[26] = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0, 0, 4,
+                                     0, 0, 0, 1, 0, 0, 0, 0, 0, 8, 0, 3};
+    memcpy(f, head, 26);
+    f[21] = (uint8_t)w;
+    memset(f + 26, 0, 12); /* three empty sections */
+    size_t at = 38;
+    f[at++] = 0;
+    f[at++] = (uint8_t)packbits;
+    if (!packbits) {
+        memcpy(f + at, planes, (size_t)w * 4);
+        return at + (size_t)w * 4;
+    }
+    for (int c = 0; c < 4; c++) { /* row lengths */
+        f[at++] = 0;
+        f[at++] = (uint8_t)(w + 1);
+    }
+    for (int c = 0; c < 4; c++) {
+        f[at++] = (uint8_t)(w - 1);
+        memcpy(f + at, planes + c * w, (size_t)w);
+        at += (size_t)w;
+    }
+    return at;
+}
+
+/* PSD is read by the project: stb_image's reader converted out-of-range
+ * floats to bytes (undefined; UBSan stopped the fuzzer at once) when it
+ * took the white matte off a composite with alpha. */
+START_TEST(psd_matte_removed_in_range)
+{
+    /* R, G, B, A planes of 3 pixels */
+    static const uint8_t planes[12] = {200, 10, 255, 200, 10, 255, 200, 10, 255, 128, 128, 0};
+    uint8_t f[128];
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int packbits = 0; packbits < 2; packbits++) {
+        gpuimg_image img;
+        size_t len = psd_rgba(f, planes, 3, packbits);
+        ck_assert_msg(load_bytes(ctx, f, len, &img) == GPUIMG_OK, "%s", gpuimg_ctx_error(ctx));
+        ck_assert_int_eq(img.channels, 4);
+        /* C = 255 (c - 255 + a) / a, rounded and clamped; a = 0 left alone */
+        static const uint8_t want[12] = {145, 145, 145, 128, 0, 0, 0, 128, 255, 255, 255, 0};
+        ck_assert_int_eq(memcmp(img.data, want, 12), 0);
+        gpuimg_image_free(&img);
+        for (size_t cut = 1; cut < len - 38; cut++)
+            assert_refused(ctx, f, len - cut, GPUIMG_ERR_DECODE, "PSD", "PSD cut");
+    }
+    size_t len = psd_rgba(f, planes, 3, 1);
+    f[40 + 8] = 1; /* the first row: a run of 2 where the row is 3 wide */
+    assert_refused(ctx, f, len, GPUIMG_ERR_DECODE, "does not decode", "PSD row");
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 /* 5. Names with control characters are escaped in every message: one bad
  * file cannot forge a line of a batch's output. */
 START_TEST(control_characters_escaped)
@@ -513,6 +568,7 @@ Suite *untrusted_suite(void)
     tcase_add_test(tc, jpeg_sides_over_65500_refused);
     tcase_add_test(tc, unlisted_formats_unreachable);
     tcase_add_test(tc, headers_checked_before_decoding);
+    tcase_add_test(tc, psd_matte_removed_in_range);
     tcase_add_test(tc, control_characters_escaped);
     tcase_add_test(tc, numbers_parsed_strictly);
     tcase_add_test(tc, empty_folder_is_empty_batch);

@@ -17,8 +17,17 @@ typedef struct cli {
     gpuimg_format format; /* --format, for OUT "-" */
     const char *format_name;
     int quiet, verbose, time;
+    /* Every argument parsed and checked, each command stops before it
+     * touches a file (see cli_main). */
+    int parse_only;
     gpuimg_ctx *ctx; /* created once the arguments are parsed */
 } cli;
+
+/* The program: parses argv, runs the command, returns the exit code (SPEC
+ * §1). parse_only (the fuzz harness of the argument parser) stops every
+ * command once its arguments, options and steps are parsed, before any
+ * file is read or written. */
+int cli_main(int argc, char **argv, int parse_only);
 
 /* Long options every command accepts (SPEC §1's global options). Command
  * tables append theirs after these; option values >= OPT_COMMAND belong to

@@ -192,6 +192,10 @@ int cmd_batch(cli *c, int argc, char **argv)
     gpuimg_step **steps;
     if ((rc = cli_parse_steps(c, pos + 2, nsteps, &steps)) >= 0)
         return rc;
+    if (c->parse_only) {
+        cli_free_steps(steps, nsteps);
+        return 0;
+    }
     b.opt.in_dir = pos[0];
     b.opt.out_dir = pos[1];
     b.opt.steps = steps;

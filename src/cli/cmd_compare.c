@@ -210,8 +210,8 @@ int cmd_compare(cli *c, int argc, char **argv)
         cli_error(c, "expected two images A and B, got %d argument%s", npos, npos == 1 ? "" : "s");
         return EXIT_USAGE;
     }
-    if ((rc = cli_open(c)) >= 0)
-        return rc;
+    if ((rc = cli_open(c)) >= 0 || c->parse_only)
+        return rc >= 0 ? rc : 0;
     if (o.diff && ((rc = cli_check_output(c, o.diff, pos[0])) >= 0 ||
                    (rc = cli_check_output(c, o.diff, pos[1])) >= 0))
         return rc;

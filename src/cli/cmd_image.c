@@ -64,6 +64,8 @@ static void run_help(void)
 /* Decodes IN, runs the steps, encodes OUT. */
 static int process(cli *c, const char *in, const char *out, gpuimg_step **steps, int nsteps)
 {
+    if (c->parse_only)
+        return 0;
     int rc = cli_check_output(c, out, in);
     if (rc >= 0)
         return rc;

@@ -69,8 +69,8 @@ static int load_one(cli *c, int argc, char **argv, const cli_spec *spec, gpuimg_
     }
     *in = pos[0];
     const char *plot = ((struct report_opts *)spec->data)->plot;
-    if ((rc = cli_open(c)) >= 0)
-        return rc;
+    if ((rc = cli_open(c)) >= 0 || c->parse_only)
+        return rc >= 0 ? rc : 0;
     if (plot && (rc = cli_check_output(c, plot, pos[0])) >= 0)
         return rc;
     gpuimg_status st = gpuimg_load(c->ctx, pos[0], img);
@@ -220,6 +220,8 @@ int cmd_info(cli *c, int argc, char **argv)
         cli_error(c, "takes no arguments");
         return EXIT_USAGE;
     }
+    if (c->parse_only)
+        return 0;
     printf("gpuimg %s\nbackends:\n", GPUIMG_VERSION);
     const char *names[] = {"cpu", "cuda"};
     for (int i = 0; i < 2; i++) {

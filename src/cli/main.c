@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* gpuimg's entry point: global options, the command, exit codes. */
+/* The command line: global options, the command, exit codes. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -343,11 +343,12 @@ static const struct {
     {"compare", cmd_compare}, {"info", cmd_info},           {"batch", cmd_batch},
 };
 
-int main(int argc, char **argv)
+int cli_main(int argc, char **argv, int parse_only)
 {
-    cli c = {0};
+    cli c = {.parse_only = parse_only};
     gpuimg_config_init(&c.cfg);
-    install_signal_handlers();
+    if (!parse_only)
+        install_signal_handlers();
     c.cfg.backend = NULL; /* set by --backend, else GPUIMG_BACKEND, else auto */
     char **pos;
     int npos;

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared by the libFuzzer harnesses (see tests/fuzz/README.md): one CPU
+ * context for the whole run, with a pixel limit that keeps a mutated
+ * header from asking for more memory than the fuzzer allows, and a check
+ * that turns a broken property into a crash libFuzzer records. */
+#ifndef GPUIMG_FUZZ_H
+#define GPUIMG_FUZZ_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpuimg.h"
+
+static inline gpuimg_ctx *fuzz_ctx(int threads)
+{
+    static gpuimg_ctx *ctx;
+    if (!ctx) {
+        gpuimg_config cfg;
+        gpuimg_config_init(&cfg);
+        cfg.backend = "cpu";
+        cfg.threads = threads;
+        cfg.max_pixels = 1u << 22;
+        if (gpuimg_ctx_create(&cfg, &ctx) != GPUIMG_OK)
+            abort();
+    }
+    return ctx;
+}
+
+#define FUZZ_CHECK(cond, ...)                                                                      \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "fuzz: " __VA_ARGS__);                                                 \
+            fputc('\n', stderr);                                                                   \
+            abort();                                                                               \
+        }                                                                                          \
+    } while (0)
+
+/* Same size, channels and bytes. */
+static inline int fuzz_same_image(const gpuimg_image *a, const gpuimg_image *b)
+{
+    return a->width == b->width && a->height == b->height && a->channels == b->channels &&
+           memcmp(a->data, b->data, (size_t)a->width * (size_t)a->height * (size_t)a->channels) ==
+               0;
+}
+
+#endif
