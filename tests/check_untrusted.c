@@ -404,8 +404,8 @@ END_TEST
 /* A w x 1 RGBA PSD, 8 bits, raw or with each row one PackBits literal run. */
 static size_t psd_rgba(uint8_t *f, const uint8_t *planes, int w, int packbits)
 {
-    static const uint8_t head[26] = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0, 0, 4,
-                                     0, 0, 0, 1, 0, 0, 0, 0, 0, 8, 0, 3};
+    static const uint8_t head[26] = {'8', 'B', 'P', 'S', 0, 1, 0, 0, 0, 0, 0, 0, 0,
+                                     4,   0,   0,   0,   1, 0, 0, 0, 0, 0, 8, 0, 3};
     memcpy(f, head, 26);
     f[21] = (uint8_t)w;
     memset(f + 26, 0, 12); /* three empty sections */

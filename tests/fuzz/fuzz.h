@@ -37,6 +37,17 @@ static inline gpuimg_ctx *fuzz_ctx(int threads)
         }                                                                                          \
     } while (0)
 
+/* The input as a NUL-terminated string (malloc'ed; NULL when out of memory). */
+static inline char *fuzz_text(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (text) {
+        memcpy(text, data, size);
+        text[size] = '\0';
+    }
+    return text;
+}
+
 /* Same size, channels and bytes. */
 static inline int fuzz_same_image(const gpuimg_image *a, const gpuimg_image *b)
 {

@@ -11,11 +11,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     char *argv[MAX_ARGS + 2] = {"gpuimg"};
     int argc = 1;
     for (size_t at = 0; at <= size && argc <= MAX_ARGS; at += strlen(text + at) + 1)

@@ -9,11 +9,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (memchr(data, 0, size)) /* the file reader refuses these as not text */
         return 0;
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     float *w = NULL;
     int width = 0, height = 0;
     gpuimg_ctx *ctx = fuzz_ctx(1);

@@ -7,11 +7,9 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    char *text = malloc(size + 1);
+    char *text = fuzz_text(data, size);
     if (!text)
         return 0;
-    memcpy(text, data, size);
-    text[size] = '\0';
     gpuimg_ctx *ctx = fuzz_ctx(1);
     gpuimg_step *step;
     if (gpuimg_step_parse(ctx, text, &step) == GPUIMG_OK) {
