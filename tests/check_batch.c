@@ -340,7 +340,7 @@ END_TEST
 Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
-    TCase *tc = tcase_create("batch");
+    TCase *tc = tu_tcase("batch");
     tcase_add_test(tc, outputs_failures_inputs);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, skip_existing_resumes);
@@ -349,7 +349,6 @@ Suite *batch_suite(void)
     tcase_add_test(tc, deep_tree_and_unwritable_formats);
     tcase_add_test(tc, sigint_leaves_whole_files);
     tcase_add_test(tc, device_failure_writes_nothing);
-    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
 }

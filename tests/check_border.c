@@ -72,7 +72,7 @@ END_TEST
 Suite *border_suite(void)
 {
     Suite *s = suite_create("border");
-    TCase *tc = tcase_create("mapping");
+    TCase *tc = tu_tcase("mapping");
     tcase_add_test(tc, spec_examples);
     tcase_add_test(tc, far_offsets);
     tcase_add_test(tc, side_of_one);

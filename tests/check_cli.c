@@ -433,7 +433,7 @@ END_TEST
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
-    TCase *tc = tcase_create("cli");
+    TCase *tc = tu_tcase("cli");
     tcase_add_test(tc, help_and_version);
     tcase_add_test(tc, command_equals_run_step);
     tcase_add_test(tc, errors_and_no_partial_output);
@@ -444,7 +444,6 @@ Suite *cli_suite(void)
     tcase_add_test(tc, backend_variable);
     tcase_add_test(tc, write_failures);
     tcase_add_test(tc, reports);
-    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
 }

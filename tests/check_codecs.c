@@ -557,8 +557,7 @@ END_TEST
 Suite *codecs_suite(void)
 {
     Suite *s = suite_create("codecs");
-    TCase *tc = tcase_create("codecs");
-    tcase_set_timeout(tc, 120);
+    TCase *tc = tu_tcase("codecs");
     tcase_add_test(tc, png_read_back_by_libpng_and_stb);
     tcase_add_test(tc, png_bytes_do_not_depend_on_threads);
     tcase_add_test(tc, png_size_close_to_libpng);

@@ -230,12 +230,11 @@ END_TEST
 Suite *cuda_suite(void)
 {
     Suite *s = suite_create("cuda");
-    TCase *tc = tcase_create("cuda-vs-cpu");
+    TCase *tc = tu_tcase("cuda-vs-cpu");
     tcase_add_loop_test(tc, every_step, 0, NSIZES);
     tcase_add_loop_test(tc, measurements, 0, NSIZES);
     tcase_add_test(tc, interior_tiles);
     tcase_add_test(tc, one_value_histogram);
-    tcase_set_timeout(tc, 600);
     suite_add_tcase(s, tc);
     return s;
 }

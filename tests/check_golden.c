@@ -194,10 +194,9 @@ END_TEST
 Suite *golden_suite(void)
 {
     Suite *s = suite_create("golden");
-    TCase *tc = tcase_create("manifest");
+    TCase *tc = tu_tcase("manifest");
     tcase_add_test(tc, manifest_present);
     tcase_add_loop_test(tc, golden, 0, golden_case_count());
-    tcase_set_timeout(tc, 60);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -421,7 +421,7 @@ END_TEST
 Suite *io_suite(void)
 {
     Suite *s = suite_create("io");
-    TCase *tc = tcase_create("io");
+    TCase *tc = tu_tcase("io");
     tcase_add_test(tc, round_trip_lossless);
     tcase_add_test(tc, round_trip_jpeg);
     tcase_add_test(tc, png16_reduced_with_warning);

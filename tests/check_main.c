@@ -84,8 +84,10 @@ int main(void)
         srunner_add_suite(sr, cuda_suite());
         srunner_set_fork_status(sr, CK_NOFORK);
     }
+    tu_root_open();
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
+    tu_root_remove();
     return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -219,12 +219,11 @@ END_TEST
 Suite *properties_suite(void)
 {
     Suite *s = suite_create("properties");
-    TCase *tc = tcase_create("sizes");
+    TCase *tc = tu_tcase("sizes");
     tcase_add_loop_test(tc, geometry_identities, 0, NSIZES);
     tcase_add_loop_test(tc, histogram_and_stats_exact, 0, NSIZES);
     tcase_add_loop_test(tc, uniform_image, 0, NSIZES);
     tcase_add_loop_test(tc, equalize_rules, 0, NSIZES);
-    tcase_set_timeout(tc, 120);
     suite_add_tcase(s, tc);
     return s;
 }

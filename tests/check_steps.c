@@ -235,7 +235,7 @@ END_TEST
 Suite *steps_suite(void)
 {
     Suite *s = suite_create("steps");
-    TCase *tc = tcase_create("parse");
+    TCase *tc = tu_tcase("parse");
     tcase_add_test(tc, valid_steps);
     tcase_add_test(tc, invalid_steps);
     tcase_add_test(tc, blur_defaults);

@@ -558,8 +558,7 @@ END_TEST
 Suite *untrusted_suite(void)
 {
     Suite *s = suite_create("untrusted");
-    TCase *tc = tcase_create("untrusted");
-    tcase_set_timeout(tc, 120);
+    TCase *tc = tu_tcase("untrusted");
     tcase_add_test(tc, pnm_comment_ending_in_cr_truncated);
     tcase_add_test(tc, pnm_truncated_in_batch_leaks_nothing);
     tcase_add_test(tc, pnm_grammar);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "testutil.h"
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,20 +213,51 @@ void tu_write_file(const char *path, const void *data, size_t len)
     ck_assert_int_eq(fclose(f), 0);
 }
 
+static char root[256];
+
+void tu_root_open(void)
+{
+    const char *base = getenv("TMPDIR");
+    snprintf(root, sizeof root, "%s/gpuimg-tests-XXXXXX", base && *base ? base : "/tmp");
+    if (!mkdtemp(root)) {
+        perror("gpuimg tests: mkdtemp");
+        exit(EXIT_FAILURE);
+    }
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)type;
+    (void)ftw;
+    return remove(path);
+}
+
+void tu_root_remove(void)
+{
+    if (root[0])
+        nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 const char *tu_tmpdir(void)
 {
-    static char dir[256];
-    const char *base = getenv("TMPDIR");
-    snprintf(dir, sizeof dir, "%s/gpuimg-test-XXXXXX", base && *base ? base : "/tmp");
+    static char dir[300];
+    snprintf(dir, sizeof dir, "%s/test-XXXXXX", root);
     ck_assert_msg(mkdtemp(dir) != NULL, "mkdtemp failed");
     return dir;
 }
 
+TCase *tu_tcase(const char *name)
+{
+    TCase *tc = tcase_create(name);
+    tcase_set_timeout(tc, 600);
+    return tc;
+}
+
 int tu_run(const char *const *args, const char *in_path, char **out, char **err)
 {
-    char out_path[300], err_path[300], saved[256];
-    const char *base = getenv("TMPDIR");
-    snprintf(saved, sizeof saved, "%s/gpuimg-run-XXXXXX", base && *base ? base : "/tmp");
+    char out_path[340], err_path[340], saved[300];
+    snprintf(saved, sizeof saved, "%s/run-XXXXXX", root);
     ck_assert_msg(mkdtemp(saved) != NULL, "mkdtemp failed");
     snprintf(out_path, sizeof out_path, "%s/stdout", saved);
     snprintf(err_path, sizeof err_path, "%s/stderr", saved);

@@ -45,8 +45,16 @@ void tu_write_file(const char *path, const void *data, size_t len);
 /* 1 when both files exist with identical bytes. */
 int tu_same_file(const char *a, const char *b);
 
-/* A fresh temporary folder for the current test. */
+/* A fresh temporary folder for the current test, under the run's own
+ * folder (tu_root_open), which tu_root_remove deletes whole at the end. */
 const char *tu_tmpdir(void);
+/* The run's temporary folder: made under TMPDIR (or /tmp) before any test,
+ * removed with everything in it after the last. */
+void tu_root_open(void);
+void tu_root_remove(void);
+/* A test case with a timeout no loaded machine reaches (10 minutes: the
+ * slowest case takes seconds; Check's default of 4 s fails a busy CI). */
+TCase *tu_tcase(const char *name);
 /* Runs args (NULL-terminated; args[0] a path) with stdin from in_path
  * (NULL: /dev/null); captures stdout and stderr (either may be NULL).
  * Returns the exit code (or 128 + signal). */
