@@ -71,8 +71,20 @@ typedef enum gpuimg_format {
 gpuimg_format gpuimg_format_from_name(const char *name);
 /* ...or by a path's extension ("out/x.png"); NONE without one. */
 gpuimg_format gpuimg_format_from_path(const char *path);
-/* "png, jpg, jpeg, bmp, tga, ppm, pgm": for error messages. */
+/* The extensions written, "png, jpg, jpeg, bmp, tga, ppm, pgm", for
+ * messages and help... */
 const char *gpuimg_format_list(void);
+/* ...and those read (the written ones, pnm, gif and psd). */
+const char *gpuimg_format_read_list(void);
+/* Whether a file is taken for an image by its name: a read extension, and
+ * not hidden (batch's and folder compare's choice of files). */
+int gpuimg_is_image_path(const char *path);
+/* The extension a format is written with ("jpg"); NULL for NONE. */
+const char *gpuimg_format_extension(gpuimg_format format);
+/* The format a file named path is written in by batch: its own, or, for a
+ * format only read, the one that keeps it (GIF and PSD: PNG; PNM: PPM). NONE when
+ * path is no image. */
+gpuimg_format gpuimg_format_written_for(const char *path);
 
 typedef enum gpuimg_stage {
     GPUIMG_STAGE_INIT = 0, /* backend initialisation (CUDA context) */

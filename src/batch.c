@@ -55,19 +55,6 @@ typedef struct file_list {
     size_t n, cap;
 } file_list;
 
-static int is_image_name(const char *name)
-{
-    static const char *const exts[] = {"png", "jpg", "jpeg", "bmp", "tga",
-                                       "ppm", "pgm", "pnm",  "gif", "psd"};
-    const char *dot = strrchr(name, '.');
-    if (!dot || name[0] == '.') /* hidden files, our own temporaries among them */
-        return 0;
-    for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
-        if (strcasecmp(dot + 1, exts[i]) == 0)
-            return 1;
-    return 0;
-}
-
 static gpuimg_status list_add(gpuimg_ctx *ctx, file_list *l, const char *rel)
 {
     if (l->n == l->cap) {
@@ -132,7 +119,7 @@ static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, in
         if (S_ISDIR(sb.st_mode)) { /* symbolic links to folders are not followed: no loops */
             if (recursive && !(sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino))
                 st = walk(ctx, root, child, recursive, skip, out, bad_folders);
-        } else if (is_image_name(e->d_name)) {
+        } else if (gpuimg_is_image_path(e->d_name)) {
             st = list_add(ctx, out, child);
         }
     }
@@ -146,30 +133,16 @@ static int by_path(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char *format_extension(gpuimg_format f)
-{
-    switch (f) {
-    case GPUIMG_FORMAT_PNG: return "png";
-    case GPUIMG_FORMAT_JPEG: return "jpg";
-    case GPUIMG_FORMAT_BMP: return "bmp";
-    case GPUIMG_FORMAT_TGA: return "tga";
-    case GPUIMG_FORMAT_PPM: return "ppm";
-    case GPUIMG_FORMAT_PGM: return "pgm";
-    default: return NULL;
-    }
-}
-
 /* OUT_DIR/rel, its extension replaced when format is set, or when the input's
- * format has no writer: GIF and PSD become PNG, PNM becomes PPM. */
+ * format has no writer (the format table's choice: GIF and PSD become PNG). */
 static void output_path(const char *out_dir, const char *rel, gpuimg_format format, char *buf,
                         size_t len)
 {
-    const char *ext = format_extension(format);
     const char *slash = strrchr(rel, '/'), *dot = strrchr(slash ? slash : rel, '.');
-    if (!ext && dot && (strcasecmp(dot, ".gif") == 0 || strcasecmp(dot, ".psd") == 0))
-        ext = "png";
-    if (!ext && dot && strcasecmp(dot, ".pnm") == 0)
-        ext = "ppm";
+    const char *ext = gpuimg_format_extension(
+        format != GPUIMG_FORMAT_NONE ? format : gpuimg_format_written_for(rel));
+    if (format == GPUIMG_FORMAT_NONE && dot && gpuimg_format_from_path(rel) != GPUIMG_FORMAT_NONE)
+        ext = NULL; /* a written format keeps its own extension (.jpeg stays .jpeg) */
     if (ext && dot)
         snprintf(buf, len, "%s/%.*s.%s", out_dir, (int)(dot - rel), rel, ext);
     else
@@ -618,7 +591,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     double t0 = gpuimg__now_ms();
     if (opt->shard_count < 1 || opt->shard_index < 0 || opt->shard_index >= opt->shard_count)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "--shard: need 0 <= K < N");
-    if (opt->format != GPUIMG_FORMAT_NONE && !format_extension(opt->format))
+    if (opt->format != GPUIMG_FORMAT_NONE && !gpuimg_format_extension(opt->format))
         return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "--format: not a writable format");
     struct stat out_sb;
     gpuimg_status st = check_dirs(ctx, opt, &out_sb);

@@ -153,3 +153,21 @@ gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha,
     }
     return GPUIMG_OK;
 }
+
+gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width, uint64_t height)
+{
+    if (width == 0 || height == 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (zero size)", name);
+    if (width > GPUIMG_MAX_SIDE || height > GPUIMG_MAX_SIDE)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "%s: image too large (%llux%llu; a side may be at most %d pixels)",
+                            name, (unsigned long long)width, (unsigned long long)height,
+                            GPUIMG_MAX_SIDE);
+    if (width * height > ctx->cfg.max_pixels)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "%s: image too large (%llux%llu is over --max-pixels %llu)", name,
+                            (unsigned long long)width, (unsigned long long)height,
+                            (unsigned long long)ctx->cfg.max_pixels);
+    gpuimg__header_read(ctx, width, height);
+    return GPUIMG_OK;
+}

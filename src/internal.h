@@ -27,6 +27,12 @@ struct gpuimg_ctx {
 /* Called by every decoder once the header gives the size: starts opening
  * the device when gpuimg_ctx_expect's steps will want it. */
 void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height);
+/* What every decoder checks from a header before it allocates (image.c):
+ * a side over GPUIMG_MAX_SIDE or more pixels than --max-pixels is refused
+ * (GPUIMG_ERR_TOO_LARGE, a zero side GPUIMG_ERR_DECODE); a size that
+ * passes is announced with gpuimg__header_read. */
+gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width,
+                                 uint64_t height);
 
 /* The context's pool, made on first use; NULL (work runs on the calling
  * thread) when it cannot be. */

@@ -18,33 +18,133 @@
 
 #include "io.h"
 
-static const struct {
-    const char *name;
-    gpuimg_format format;
-} format_names[] = {
-    {"png", GPUIMG_FORMAT_PNG}, {"jpg", GPUIMG_FORMAT_JPEG}, {"jpeg", GPUIMG_FORMAT_JPEG},
-    {"bmp", GPUIMG_FORMAT_BMP}, {"tga", GPUIMG_FORMAT_TGA},  {"ppm", GPUIMG_FORMAT_PPM},
-    {"pgm", GPUIMG_FORMAT_PGM},
+/* The format table: every format a file may be, by extension and by
+ * signature, what it holds when written, its decoder and its encoder. The
+ * extension lists, batch's choice of files and of output names, --format
+ * and the messages that list formats all come from here. */
+typedef gpuimg_status (*decode_fn)(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                   const char *name, gpuimg_image *out);
+typedef gpuimg_status (*encode_fn)(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                   const gpuimg_image *img);
+
+static gpuimg_status encode_png(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_png(ctx, f, name, img);
+}
+
+static gpuimg_status encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_jpeg(ctx, f, name, img);
+}
+
+static const struct format_row {
+    const char *extensions[3]; /* the first is the one written */
+    gpuimg__codec codec;       /* how a file is recognized and read */
+    decode_fn decode;
+    gpuimg_format format; /* NONE: read only */
+    encode_fn encode;
+    /* a read-only format's files are written, by batch, in this one */
+    gpuimg_format written_as;
+} formats[] = {
+    {{"png"}, GPUIMG__CODEC_PNG, gpuimg__decode_png, GPUIMG_FORMAT_PNG, encode_png, 0},
+    {{"jpg", "jpeg"}, GPUIMG__CODEC_JPEG, gpuimg__decode_jpeg, GPUIMG_FORMAT_JPEG, encode_jpeg, 0},
+    {{"bmp"}, GPUIMG__CODEC_BMP, gpuimg__decode_bmp, GPUIMG_FORMAT_BMP, gpuimg__encode_stb, 0},
+    {{"tga"}, GPUIMG__CODEC_TGA, gpuimg__decode_tga, GPUIMG_FORMAT_TGA, gpuimg__encode_stb, 0},
+    {{"ppm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PPM, gpuimg__encode_pnm, 0},
+    {{"pgm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PGM, gpuimg__encode_pnm, 0},
+    {{"pnm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PPM},
+    {{"gif"}, GPUIMG__CODEC_GIF, gpuimg__decode_gif, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
+    {{"psd"}, GPUIMG__CODEC_PSD, gpuimg__decode_psd, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
 };
+#define NFORMATS (sizeof formats / sizeof formats[0])
+
+/* The row of an extension (no dot), or NULL. */
+static const struct format_row *row_of_extension(const char *ext)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        for (int k = 0; k < 3 && formats[i].extensions[k]; k++)
+            if (strcasecmp(ext, formats[i].extensions[k]) == 0)
+                return &formats[i];
+    return NULL;
+}
+
+static const struct format_row *row_of_format(gpuimg_format f)
+{
+    for (size_t i = 0; i < NFORMATS; i++)
+        if (f != GPUIMG_FORMAT_NONE && formats[i].format == f)
+            return &formats[i];
+    return NULL;
+}
+
+/* A path's extension, or NULL: none in its last component. */
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dot = strrchr(slash ? slash + 1 : path, '.');
+    return dot ? dot + 1 : NULL;
+}
 
 gpuimg_format gpuimg_format_from_name(const char *name)
 {
-    for (size_t i = 0; i < sizeof format_names / sizeof format_names[0]; i++)
-        if (strcasecmp(name, format_names[i].name) == 0)
-            return format_names[i].format;
-    return GPUIMG_FORMAT_NONE;
+    const struct format_row *r = row_of_extension(name);
+    return r ? r->format : GPUIMG_FORMAT_NONE;
 }
 
 gpuimg_format gpuimg_format_from_path(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    return dot ? gpuimg_format_from_name(dot + 1) : GPUIMG_FORMAT_NONE;
+    const char *ext = extension(path);
+    return ext ? gpuimg_format_from_name(ext) : GPUIMG_FORMAT_NONE;
+}
+
+/* The extensions of the rows that pass, ", "-separated, into text. */
+static void list_extensions(char *text, size_t len, int written)
+{
+    size_t at = 0;
+    text[0] = '\0';
+    for (size_t i = 0; i < NFORMATS; i++)
+        for (int k = 0; k < 3 && formats[i].extensions[k]; k++)
+            if (!written || formats[i].format != GPUIMG_FORMAT_NONE)
+                at += (size_t)snprintf(text + at, at < len ? len - at : 0, "%s%s", at ? ", " : "",
+                                       formats[i].extensions[k]);
 }
 
 const char *gpuimg_format_list(void)
 {
-    return "png, jpg, jpeg, bmp, tga, ppm, pgm";
+    static char text[128];
+    list_extensions(text, sizeof text, 1);
+    return text;
+}
+
+const char *gpuimg_format_read_list(void)
+{
+    static char text[128];
+    list_extensions(text, sizeof text, 0);
+    return text;
+}
+
+int gpuimg_is_image_path(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *ext = extension(path);
+    if ((slash ? slash[1] : path[0]) == '.') /* hidden files, our own temporaries among them */
+        return 0;
+    return ext && row_of_extension(ext);
+}
+
+const char *gpuimg_format_extension(gpuimg_format format)
+{
+    const struct format_row *r = row_of_format(format);
+    return r ? r->extensions[0] : NULL;
+}
+
+gpuimg_format gpuimg_format_written_for(const char *path)
+{
+    const char *ext = extension(path);
+    const struct format_row *r = ext ? row_of_extension(ext) : NULL;
+    return !r ? GPUIMG_FORMAT_NONE : r->format != GPUIMG_FORMAT_NONE ? r->format : r->written_as;
 }
 
 gpuimg__codec gpuimg__sniff(const uint8_t *p, size_t n)
@@ -66,24 +166,6 @@ gpuimg__codec gpuimg__sniff(const uint8_t *p, size_t n)
     if (gpuimg__tga_plausible(p, n))
         return GPUIMG__CODEC_TGA;
     return GPUIMG__CODEC_NONE;
-}
-
-gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width, uint64_t height)
-{
-    if (width == 0 || height == 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (zero size)", name);
-    if (width > GPUIMG_MAX_SIDE || height > GPUIMG_MAX_SIDE)
-        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
-                            "%s: image too large (%llux%llu; a side may be at most %d pixels)",
-                            name, (unsigned long long)width, (unsigned long long)height,
-                            GPUIMG_MAX_SIDE);
-    if (width * height > ctx->cfg.max_pixels)
-        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
-                            "%s: image too large (%llux%llu is over --max-pixels %llu)", name,
-                            (unsigned long long)width, (unsigned long long)height,
-                            (unsigned long long)ctx->cfg.max_pixels);
-    gpuimg__header_read(ctx, width, height);
-    return GPUIMG_OK;
 }
 
 /* Reads up to `want` more bytes into the growing buffer; 0 at end of file. */
@@ -150,20 +232,14 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     if (size == 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (empty file)", name);
     double t0 = gpuimg__now_ms();
-    gpuimg_status st;
     gpuimg__codec codec = gpuimg__sniff(data, size);
-    switch (codec) {
-    case GPUIMG__CODEC_PNG: st = gpuimg__decode_png(ctx, data, size, name, out); break;
-    case GPUIMG__CODEC_JPEG: st = gpuimg__decode_jpeg(ctx, data, size, name, out); break;
-    case GPUIMG__CODEC_PNM: st = gpuimg__decode_pnm(ctx, data, size, name, out); break;
-    case GPUIMG__CODEC_PSD: st = gpuimg__decode_psd(ctx, data, size, name, out); break;
-    case GPUIMG__CODEC_BMP:
-    case GPUIMG__CODEC_GIF:
-    case GPUIMG__CODEC_TGA: st = gpuimg__decode_stb(ctx, codec, data, size, name, out); break;
-    default:
-        st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
-                          name);
-    }
+    size_t i = 0;
+    while (i < NFORMATS && formats[i].codec != codec)
+        i++;
+    gpuimg_status st = i < NFORMATS
+                           ? formats[i].decode(ctx, data, size, name, out)
+                           : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                                          "%s: not a supported image (unknown format)", name);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }
@@ -205,13 +281,10 @@ gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
 static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                             const gpuimg_image *img)
 {
-    switch (format) {
-    case GPUIMG_FORMAT_PNG: return gpuimg__encode_png(ctx, f, name, img);
-    case GPUIMG_FORMAT_JPEG: return gpuimg__encode_jpeg(ctx, f, name, img);
-    case GPUIMG_FORMAT_PPM:
-    case GPUIMG_FORMAT_PGM: return gpuimg__encode_pnm(ctx, f, name, format, img);
-    default: return gpuimg__encode_stb(ctx, f, name, format, img);
-    }
+    const struct format_row *r = row_of_format(format);
+    if (!r)
+        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: unsupported output format", name);
+    return r->encode(ctx, f, name, format, img);
 }
 
 /* The folder part of path ("." when it has none), in buf. */
@@ -364,8 +437,8 @@ const char *gpuimg_codec_versions(void)
 {
     static char text[160];
     snprintf(text, sizeof text,
-             "libpng %s, zlib %s, libjpeg-turbo (TurboJPEG), stb_image and stb_image_write "
-             "(Debian libstb)",
+             "libpng %s, zlib %s, libdeflate, libjpeg-turbo, stb_image (BMP, GIF, TGA) and "
+             "stb_image_write (Debian libstb)",
              png_get_libpng_ver(NULL), zlibVersion());
     return text;
 }

@@ -9,10 +9,6 @@
 
 #include "internal.h"
 
-/* Refuses a size over the side limit or --max-pixels before any decoding. */
-gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width,
-                                 uint64_t height);
-
 /* A PNG's big-endian 32-bit field. */
 static inline uint32_t gpuimg__be32(const uint8_t *p)
 {
@@ -61,9 +57,13 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *data, size_t si
 /* PSD's composite image (io_psd.c). */
 gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
-/* BMP, GIF and TGA through stb_image, the header checked first. */
-gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data,
-                                 size_t size, const char *name, gpuimg_image *out);
+/* BMP, GIF and TGA through stb_image, the header checked first (io_stb.c). */
+gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out);
+gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out);
+gpuimg_status gpuimg__decode_tga(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out);
 
 gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                                  const gpuimg_image *img);

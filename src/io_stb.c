@@ -227,8 +227,8 @@ static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t 
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data,
-                                 size_t size, const char *name, gpuimg_image *out)
+static gpuimg_status decode(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data, size_t size,
+                            const char *name, gpuimg_image *out)
 {
     if (size > INT_MAX)
         return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image", name);
@@ -268,6 +268,24 @@ gpuimg_status gpuimg__decode_stb(gpuimg_ctx *ctx, gpuimg__codec codec, const uin
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
     free(pixels);
     return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out)
+{
+    return decode(ctx, GPUIMG__CODEC_BMP, data, size, name, out);
+}
+
+gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out)
+{
+    return decode(ctx, GPUIMG__CODEC_GIF, data, size, name, out);
+}
+
+gpuimg_status gpuimg__decode_tga(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg_image *out)
+{
+    return decode(ctx, GPUIMG__CODEC_TGA, data, size, name, out);
 }
 
 struct sink {

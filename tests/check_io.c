@@ -415,6 +415,20 @@ START_TEST(format_names)
     ck_assert_int_eq(gpuimg_format_from_path("dir.png/x"), GPUIMG_FORMAT_NONE);
     ck_assert_int_eq(gpuimg_format_from_path("png"), GPUIMG_FORMAT_NONE);
     ck_assert_int_eq(gpuimg_format_from_name("x.png"), GPUIMG_FORMAT_NONE);
+    ck_assert_int_eq(gpuimg_format_from_name("pnm"), GPUIMG_FORMAT_NONE); /* read, not written */
+    ck_assert_str_eq(gpuimg_format_list(), "png, jpg, jpeg, bmp, tga, ppm, pgm");
+    ck_assert_str_eq(gpuimg_format_read_list(),
+                     "png, jpg, jpeg, bmp, tga, ppm, pgm, pnm, gif, psd");
+    ck_assert(gpuimg_is_image_path("a/b.GIF"));
+    ck_assert(!gpuimg_is_image_path("a/.b.png")); /* hidden: our own temporaries among them */
+    ck_assert(!gpuimg_is_image_path("notes.txt"));
+    ck_assert(!gpuimg_is_image_path("png"));
+    ck_assert_int_eq(gpuimg_format_written_for("x.psd"), GPUIMG_FORMAT_PNG);
+    ck_assert_int_eq(gpuimg_format_written_for("d/x.pnm"), GPUIMG_FORMAT_PPM);
+    ck_assert_int_eq(gpuimg_format_written_for("x.jpeg"), GPUIMG_FORMAT_JPEG);
+    ck_assert_int_eq(gpuimg_format_written_for("x.txt"), GPUIMG_FORMAT_NONE);
+    ck_assert_str_eq(gpuimg_format_extension(GPUIMG_FORMAT_JPEG), "jpg");
+    ck_assert_ptr_null(gpuimg_format_extension(GPUIMG_FORMAT_NONE));
 }
 END_TEST
 

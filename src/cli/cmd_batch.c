@@ -28,13 +28,13 @@ static void batch_help(void)
 {
     printf("usage: gpuimg batch IN_DIR OUT_DIR [STEP...] [--recursive] [--skip-existing]\n"
            "                    [--fail-fast] [--jobs N] [--devices all|0,2] [--shard K/N]\n"
-           "  every image of IN_DIR (png jpg jpeg bmp tga ppm pgm pnm gif psd, by extension,\n"
+           "  every image of IN_DIR (%s: by extension,\n"
            "  in sorted path order) through the steps (as in `gpuimg run`) into OUT_DIR,\n"
            "  keeping relative paths and names; with no step, only decode and encode.\n"
            "  OUT_DIR is created; it may not be IN_DIR, and no output may replace an input.\n"
            "  A bad file is reported and the rest go on (exit 1 if any failed).\n\n"
            "options:\n"
-           "  --format F        write every output as F (png jpg bmp tga ppm pgm), changing\n"
+           "  --format F        write every output as F (%s), changing\n"
            "                    the extension; default: each input's own format\n"
            "  --recursive       descend into subfolders (never into OUT_DIR)\n"
            "  --skip-existing   skip inputs whose output exists and is newer (resume)\n"
@@ -45,7 +45,8 @@ static void batch_help(void)
            "                    machines can share one folder\n"
            "On a terminal, stderr shows a progress bar; the summary is always printed.\n"
            "SIGINT or SIGTERM: no new files, images being written finish, summary, exit 130;\n"
-           "a second signal stops at once, removing temporary files.\n");
+           "a second signal stops at once, removing temporary files.\n",
+           gpuimg_format_read_list(), gpuimg_format_list());
 }
 
 static int parse_devices(cli *c, struct batch_cli *b, const char *arg)

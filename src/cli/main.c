@@ -39,20 +39,23 @@ const struct option cli_global_options[] = {
 };
 const int cli_global_count = sizeof cli_global_options / sizeof cli_global_options[0];
 
-static const char global_help[] =
-    "global options (before or after the command):\n"
-    "  --backend auto|cuda|cpu  where operations run (also GPUIMG_BACKEND; default auto)\n"
-    "  --device N               CUDA device ordinal (default 0)\n"
-    "  -q, --quiet              no notices or warnings\n"
-    "  -v, --verbose            say what is done\n"
-    "  --time                   per-stage timings on stderr\n"
-    "  --png-level 0-9          PNG compression level (default 6)\n"
-    "  --jpeg-quality 1-100     JPEG quality (default 90)\n"
-    "  --threads N              worker threads, 1-1024 (default: all cores)\n"
-    "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
-    "  --format png|jpg|bmp|tga|ppm|pgm  output format when OUT is '-'\n"
-    "  -h, --help               help (for a command: gpuimg COMMAND --help)\n"
-    "  --version                version\n";
+static void global_help(void)
+{
+    printf("global options (before or after the command):\n"
+           "  --backend auto|cuda|cpu  where operations run (also GPUIMG_BACKEND; default auto)\n"
+           "  --device N               CUDA device ordinal (default 0)\n"
+           "  -q, --quiet              no notices or warnings\n"
+           "  -v, --verbose            say what is done\n"
+           "  --time                   per-stage timings on stderr\n"
+           "  --png-level 0-9          PNG compression level (default 6)\n"
+           "  --jpeg-quality 1-100     JPEG quality (default 90)\n"
+           "  --threads N              worker threads, 1-1024 (default: all cores)\n"
+           "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
+           "  --format F               output format when OUT is '-': %s\n"
+           "  -h, --help               help (for a command: gpuimg COMMAND --help)\n"
+           "  --version                version\n",
+           gpuimg_format_list());
+}
 
 static void main_help(void)
 {
@@ -61,15 +64,15 @@ static void main_help(void)
     for (int i = 0; gpuimg_op_at(i); i++)
         printf("  %-10s %s\n", gpuimg_op_at(i)->name, gpuimg_op_at(i)->summary);
     printf("\nother commands:\n"
-           "  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n\n%s\n"
-           "exit codes: 0 success, 1 compare: images differ / batch: some files failed,\n"
-           "            2 usage error, 3 input/output error, 4 device or resource error,\n"
-           "            130 batch interrupted\n",
+           "  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n  %-10s %s\n\n",
            "run", "IN OUT STEP...: a pipeline, e.g. blur:sigma=2 rotate:angle=90", "batch",
            "IN_DIR OUT_DIR STEP...: every image of a folder", "histogram",
            "IN: 256-bin histogram per channel", "stats", "IN: min, max, mean, stddev, median",
-           "compare", "A B: golden-image comparison", "info", "backends, GPUs, library versions",
-           global_help);
+           "compare", "A B: golden-image comparison", "info", "backends, GPUs, library versions");
+    global_help();
+    printf("\nexit codes: 0 success, 1 compare: images differ / batch: some files failed,\n"
+           "            2 usage error, 3 input/output error, 4 device or resource error,\n"
+           "            130 batch interrupted\n");
 }
 
 void cli_error(const cli *c, const char *fmt, ...)
