@@ -50,8 +50,8 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
-.PHONY: all test test-unit test-sanitize test-valgrind test-photo golden static bench install \
-        clean fuzz fuzz-run
+.PHONY: all test test-unit test-sanitize test-valgrind test-install test-photo golden static \
+        bench install clean fuzz fuzz-run
 
 all: $(GPUIMG)
 
@@ -94,7 +94,7 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize
+test: test-unit test-sanitize test-install
 
 # The I/O suites under valgrind's memcheck: an uninitialised byte that
 # reaches a decision or an output, which ASan cannot see. CPU-only, -O1.
@@ -165,8 +165,31 @@ golden:
 static:
 	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg build-static/codec_bench
 
-install: $(GPUIMG)
-	install -D -m 755 $(GPUIMG) $(DESTDIR)$(or $(PREFIX),/usr/local)/bin/gpuimg
+# `make install` (PREFIX, default /usr/local; DESTDIR for staging): the
+# program, the library (static: its dependencies are named in gpuimg.pc),
+# the header, gpuimg.pc, the man page and the bash completion.
+PREFIX ?= /usr/local
+VERSION = $(shell sed -n 's/^\#define GPUIMG_VERSION "\(.*\)"/\1/p' include/gpuimg.h)
+
+$(BUILD)/gpuimg.pc: include/gpuimg.h Makefile
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
+	    'Name: gpuimg' 'Description: image processing on the GPU, with a CPU reference backend' \
+	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
+	    'Libs: -L$${libdir} -lgpuimg $(strip $(LDLIBS) $(CUDA_LIBS))' > $@
+
+install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
+	install -D -m 755 $(GPUIMG) $(DESTDIR)$(PREFIX)/bin/gpuimg
+	install -D -m 644 include/gpuimg.h $(DESTDIR)$(PREFIX)/include/gpuimg.h
+	install -D -m 644 $(BUILD)/libgpuimg.a $(DESTDIR)$(PREFIX)/lib/libgpuimg.a
+	install -D -m 644 $(BUILD)/gpuimg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuimg.pc
+	install -D -m 644 docs/gpuimg.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpuimg.1
+	install -D -m 644 docs/gpuimg.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpuimg
+
+# Installs into a temporary DESTDIR, builds examples/ there with pkg-config
+# and the installed header alone, runs them, and checks the man page and
+# the completion against the installed program (tests/install/check.sh).
+test-install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
+	bash tests/install/check.sh
 
 clean:
 	rm -rf build build-sanitize build-static build-valgrind build-fuzz build-fuzz-static

@@ -20,7 +20,11 @@
 extern "C" {
 #endif
 
+/* The version: the text, and its numbers for #if tests. */
 #define GPUIMG_VERSION "0.1.0"
+#define GPUIMG_VERSION_MAJOR 0
+#define GPUIMG_VERSION_MINOR 1
+#define GPUIMG_VERSION_PATCH 0
 
 typedef enum gpuimg_status {
     GPUIMG_OK = 0,

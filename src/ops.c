@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -459,9 +460,17 @@ gpuimg_status gpuimg_step_set(gpuimg_ctx *ctx, gpuimg_step *s, const char *key, 
         int k = 0;
         while (p->choices[k] && strcmp(p->choices[k], value) != 0)
             k++;
-        if (!p->choices[k])
+        if (!p->choices[k]) {
+            char allowed[160] = "";
+            for (int j = 0; p->choices[j]; j++) /* "90, 180 or 270" */
+                snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                         j == 0              ? ""
+                         : p->choices[j + 1] ? ", "
+                                             : " or ",
+                         p->choices[j]);
             return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: '%s' is not one of %s", p->name, value,
-                                p->help);
+                                allowed);
+        }
         s->value[i] = k;
         break;
     }
@@ -539,6 +548,7 @@ gpuimg_status gpuimg_step_parse(gpuimg_ctx *ctx, const char *text, gpuimg_step *
         char *save = NULL;
         for (char *pair = strtok_r(rest, ",", &save); pair && st == GPUIMG_OK;
              pair = strtok_r(NULL, ",", &save)) {
+            pair += strspn(pair, " "); /* "blur:sigma=2, radius=3" reads as typed */
             char *eq = strchr(pair, '=');
             if (eq)
                 *eq = '\0';

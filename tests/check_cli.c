@@ -35,17 +35,58 @@ START_TEST(help_and_version)
     ck_assert_int_eq(RUN(&out, NULL, "--help"), 0);
     ck_assert_ptr_nonnull(strstr(out, "compare"));
     free(out);
-    static const char *const cmds[] = {"blur",      "box",   "convolve",  "sobel",  "transpose",
-                                       "rotate",    "flip",  "grayscale", "invert", "equalize",
-                                       "histogram", "stats", "compare",   "run",    "info"};
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
-        ck_assert_int_eq(RUN(&out, NULL, cmds[i], "--help"), 0);
-        ck_assert_msg(strstr(out, "usage: gpuimg") != NULL, "%s --help: %s", cmds[i], out);
+    /* every operation of the op table, and the other commands, both ways */
+    static const char *const others[] = {"histogram", "stats", "compare", "run", "batch", "info"};
+    int nops = 0;
+    while (gpuimg_op_at(nops))
+        nops++;
+    for (int i = 0; i < nops + 6; i++) {
+        const char *cmd = i < nops ? gpuimg_op_at(i)->name : others[i - nops];
+        char *again;
+        ck_assert_int_eq(RUN(&out, NULL, cmd, "--help"), 0);
+        ck_assert_msg(strstr(out, "usage: gpuimg") != NULL, "%s --help: %s", cmd, out);
+        ck_assert_int_eq(RUN(&again, NULL, "help", cmd), 0);
+        ck_assert_str_eq(again, out);
+        free(again);
+        if (i < nops) /* each parameter is in the help, as an option and in the step */
+            for (int k = 0; k < gpuimg_op_at(i)->nparams; k++) {
+                char opt[64];
+                snprintf(opt, sizeof opt, "--%s", gpuimg_op_at(i)->params[k].name);
+                ck_assert_msg(strstr(out, opt), "%s --help lacks %s", cmd, opt);
+            }
         free(out);
     }
+    ck_assert_int_eq(RUN(&out, NULL, "-V"), 0);
+    ck_assert_ptr_nonnull(strstr(out, GPUIMG_VERSION));
+    free(out);
     ck_assert_int_eq(RUN(&out, NULL, "info"), 0);
     ck_assert_ptr_nonnull(strstr(out, "libpng"));
     free(out);
+}
+END_TEST
+
+/* What a new user mistypes: a command, a choice, "--threads 0", a space in
+ * a step. */
+START_TEST(forgiving_and_helpful)
+{
+    char *err;
+    ck_assert_int_eq(RUN(NULL, &err, "blr", "a.png", "b.png"), 2);
+    ck_assert_msg(strstr(err, "did you mean blur?") && one_line(err), "%s", err);
+    free(err);
+    ck_assert_int_eq(RUN(NULL, &err, "rotate", photo(), "x.png", "--angle", "45"), 2);
+    ck_assert_msg(strstr(err, "not one of 90, 180 or 270") && one_line(err), "%s", err);
+    free(err);
+    const char *dir = tu_tmpdir();
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    ck_assert_int_eq(RUN(NULL, NULL, "-q", "--threads", "0", "run", photo(), a,
+                         "blur:sigma=2, radius=4,  border=wrap"),
+                     0);
+    ck_assert_int_eq(RUN(NULL, NULL, "-q", "blur", photo(), b, "--sigma", "2", "--radius", "4",
+                         "--border", "wrap"),
+                     0);
+    ck_assert(tu_same_file(a, b));
 }
 END_TEST
 
@@ -435,6 +476,7 @@ Suite *cli_suite(void)
     Suite *s = suite_create("cli");
     TCase *tc = tu_tcase("cli");
     tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, forgiving_and_helpful);
     tcase_add_test(tc, command_equals_run_step);
     tcase_add_test(tc, errors_and_no_partial_output);
     tcase_add_test(tc, never_overwrites_input);

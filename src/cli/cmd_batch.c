@@ -39,7 +39,7 @@ static void batch_help(void)
            "  --recursive       descend into subfolders (never into OUT_DIR)\n"
            "  --skip-existing   skip inputs whose output exists and is newer (resume)\n"
            "  --fail-fast       stop taking files at the first failure\n"
-           "  --jobs N          decode and encode threads each (default: all cores)\n"
+           "  --jobs N          decode and encode threads each (default, and 0: all cores)\n"
            "  --devices LIST    CUDA devices: all, or a list such as 0,2 (default: --device)\n"
            "  --shard K/N       only files whose sorted index is K mod N (0 <= K < N), so N\n"
            "                    machines can share one folder\n"
@@ -87,7 +87,7 @@ static int batch_option(cli *c, void *data, int opt, const char *arg)
     case OPT_SKIP: b->opt.skip_existing = 1; return -1;
     case OPT_FAIL_FAST: b->opt.fail_fast = 1; return -1;
     case OPT_JOBS: {
-        int rc = cli_whole_number(c, "jobs", arg, 1, 1024, &v);
+        int rc = cli_whole_number(c, "jobs", arg, 0, 1024, &v); /* 0: every core */
         if (rc < 0)
             b->opt.jobs = (int)v;
         return rc;

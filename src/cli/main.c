@@ -20,7 +20,6 @@ enum {
     G_THREADS,
     G_MAX_PIXELS,
     G_FORMAT,
-    G_VERSION,
 };
 
 const struct option cli_global_options[] = {
@@ -35,7 +34,7 @@ const struct option cli_global_options[] = {
     {"max-pixels", required_argument, NULL, G_MAX_PIXELS},
     {"format", required_argument, NULL, G_FORMAT},
     {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, G_VERSION},
+    {"version", no_argument, NULL, 'V'},
 };
 const int cli_global_count = sizeof cli_global_options / sizeof cli_global_options[0];
 
@@ -49,11 +48,12 @@ static void global_help(void)
            "  --time                   per-stage timings on stderr\n"
            "  --png-level 0-9          PNG compression level (default 6)\n"
            "  --jpeg-quality 1-100     JPEG quality (default 90)\n"
-           "  --threads N              worker threads, 1-1024 (default: all cores)\n"
+           "  --threads N              worker threads, 1-1024 (default, and 0: all cores)\n"
            "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
            "  --format F               output format when OUT is '-': %s\n"
-           "  -h, --help               help (for a command: gpuimg COMMAND --help)\n"
-           "  --version                version\n",
+           "  -h, --help               help (for a command: gpuimg COMMAND --help, or\n"
+           "                           gpuimg help COMMAND)\n"
+           "  -V, --version            version\n",
            gpuimg_format_list());
 }
 
@@ -167,7 +167,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
             c->cfg.jpeg_quality = (int)v;
         break;
     case G_THREADS:
-        if ((rc = whole_number(c, "threads", arg, 1, 1024, &v)) < 0)
+        if ((rc = whole_number(c, "threads", arg, 0, 1024, &v)) < 0) /* 0: every core */
             c->cfg.threads = (int)v;
         break;
     case G_MAX_PIXELS:
@@ -182,7 +182,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
             return EXIT_USAGE;
         }
         break;
-    case G_VERSION: printf("gpuimg %s\n", GPUIMG_VERSION); return 0;
+    case 'V': printf("gpuimg %s\n", GPUIMG_VERSION); return 0;
     }
     return rc;
 }
@@ -208,7 +208,7 @@ int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, 
      * option 1, so options may follow them even under POSIXLY_CORRECT, and
      * nothing is permuted (argv[optind - 1] is what was just parsed). ':':
      * report a missing value as ':'. */
-    const char *optstring = spec->before_command ? "+:hqv" : "-:hqv";
+    const char *optstring = spec->before_command ? "+:hqvV" : "-:hqvV";
     /* Positionals gathered here; argv outlives this array's users. */
     static char *positional[256];
     int np = 0;
@@ -346,6 +346,43 @@ static const struct {
     {"compare", cmd_compare}, {"info", cmd_info},           {"batch", cmd_batch},
 };
 
+/* Levenshtein distance, for "did you mean"; names are short. */
+static int distance(const char *a, const char *b)
+{
+    size_t n = strlen(b);
+    if (n > 31 || strlen(a) > 63)
+        return 99;
+    int row[32];
+    for (size_t j = 0; j <= n; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; a[i - 1]; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= n; j++) {
+            int up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[n];
+}
+
+/* The command nearest a mistyped one (at most two edits away), or NULL. */
+static const char *nearest_command(const char *typed)
+{
+    const char *best = NULL;
+    int best_d = 3;
+    for (int i = 0; gpuimg_op_at(i); i++)
+        if (distance(typed, gpuimg_op_at(i)->name) < best_d)
+            best_d = distance(typed, (best = gpuimg_op_at(i)->name));
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (distance(typed, commands[i].name) < best_d)
+            best_d = distance(typed, (best = commands[i].name));
+    return best;
+}
+
 int cli_main(int argc, char **argv, int parse_only)
 {
     cli c = {.parse_only = parse_only};
@@ -364,6 +401,15 @@ int cli_main(int argc, char **argv, int parse_only)
         return EXIT_USAGE;
     }
     int cmd_index = argc - npos;
+    if (strcmp(argv[cmd_index], "help") == 0) { /* "gpuimg help blur" is "gpuimg blur --help" */
+        if (npos == 1) {
+            main_help();
+            return 0;
+        }
+        static char help_flag[] = "--help";
+        char *args[] = {argv[0], argv[cmd_index + 1], help_flag, NULL};
+        return cli_main(3, args, parse_only);
+    }
     c.command = argv[cmd_index];
     int sub_argc = argc - cmd_index;
     char **sub_argv = argv + cmd_index;
@@ -383,9 +429,12 @@ int cli_main(int argc, char **argv, int parse_only)
             if (strcmp(commands[i].name, c.command) == 0)
                 rc = commands[i].run(&c, sub_argc, sub_argv);
         if (rc == -2) {
-            const char *cmd = c.command;
+            const char *cmd = c.command, *near = nearest_command(cmd);
             c.command = NULL;
-            cli_error(&c, "unknown command '%s' (try gpuimg --help)", cmd);
+            if (near)
+                cli_error(&c, "unknown command '%s' (did you mean %s?)", cmd, near);
+            else
+                cli_error(&c, "unknown command '%s' (try gpuimg --help)", cmd);
             rc = EXIT_USAGE;
         }
     }

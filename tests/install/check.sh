@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# `make test-install`: installs into a temporary DESTDIR, then, using only
+# what was installed: builds examples/ with pkg-config and runs them against
+# the installed program's output; checks that the man page names every
+# command, operation and option the program's --help lists; and that the
+# bash completion completes commands, options and step names. Removes the
+# folder at the end.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+dest=$(mktemp -d "${TMPDIR:-/tmp}/gpuimg-install-XXXXXX")
+trap 'rm -rf "$dest"' EXIT
+prefix=/usr/local
+make -s install DESTDIR="$dest" PREFIX=$prefix >/dev/null
+root=$dest$prefix
+fail() { echo "test-install: $*" >&2; exit 1; }
+for f in bin/gpuimg include/gpuimg.h lib/libgpuimg.a lib/pkgconfig/gpuimg.pc \
+         share/man/man1/gpuimg.1 share/bash-completion/completions/gpuimg; do
+    [ -e "$root/$f" ] || fail "$f was not installed"
+done
+
+# examples/, built against the installed tree alone
+export PKG_CONFIG_PATH=$root/lib/pkgconfig PKG_CONFIG_SYSROOT_DIR=$dest
+flags=$(pkg-config --cflags --libs gpuimg)
+case $flags in *"-I$root/include"*) ;; *) fail "pkg-config --cflags: $flags" ;; esac
+for src in examples/*.c; do
+    exe=$dest/$(basename "$src" .c)
+    cc -std=c11 -Wall -Wextra -Werror "$src" -o "$exe" $flags
+done
+"$dest/blur_file" samples/chelsea.png "$dest/a.png" blur:sigma=2 | grep -q "done" ||
+    fail "examples/blur_file failed"
+"$root/bin/gpuimg" -q blur samples/chelsea.png "$dest/b.png" --sigma 2
+"$root/bin/gpuimg" -q compare "$dest/a.png" "$dest/b.png" >/dev/null ||
+    fail "examples/blur_file and gpuimg blur wrote different images"
+
+# the man page names every command, operation and option of --help
+man=$root/share/man/man1/gpuimg.1
+gpuimg=$root/bin/gpuimg
+commands=$("$gpuimg" --help | awk '/^  [a-z]+ /{print $1}')
+[ -n "$commands" ] || fail "no command in gpuimg --help"
+for c in $commands; do
+    grep -q "\\\\fB$c\\\\fR" "$man" || fail "the man page lacks the command $c"
+    for o in $("$gpuimg" "$c" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+        grep -q -- "$(sed 's/-/\\\\-/g' <<<"$o")" "$man" || fail "the man page lacks $c's $o"
+    done
+done
+for o in $("$gpuimg" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
+    grep -q -- "$(sed 's/-/\\\\-/g' <<<"$o")" "$man" || fail "the man page lacks $o"
+done
+
+# the completion: commands, options, step names
+complete_line() { # words... -> COMPREPLY, one per line
+    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _gpuimg;
+             printf "%s\n" "${COMPREPLY[@]}"' _ "$root/share/bash-completion/completions/gpuimg" "$@"
+}
+complete_line "$gpuimg" bl | grep -qx blur || fail "completion: 'gpuimg bl'"
+complete_line "$gpuimg" blur --si | grep -qx -- --sigma || fail "completion: 'blur --si'"
+complete_line "$gpuimg" --ba | grep -qx -- --backend || fail "completion: '--ba'"
+complete_line "$gpuimg" run a.png b.png ro | grep -qx rotate || fail "completion: step names"
+echo "test-install: 1 passed, 0 failed"
