@@ -18,8 +18,7 @@
  * end of encode, so memory stays flat whatever the folder's size. Files
  * start in sorted path order; a bad file is reported and counted and the
  * rest go on. */
-#define _DEFAULT_SOURCE /* DT_DIR, realpath */
-#include <dirent.h>
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -31,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "batch_plan.h"
 #include "internal.h"
 #include "pool.h"
 
@@ -38,115 +38,13 @@
  * between the image and its pinned staging buffer, so four keep a GPU fed
  * where two left it waiting on those copies. */
 #define STREAMS_PER_DEVICE 4
-/* A folder plus a relative path: longer than any real path, never truncated. */
-#define PATH_BUF (2 * PATH_MAX + 2)
+#define PATH_BUF GPUIMG__PATH_BUF
 
 static atomic_int batch_cancelled;
 
 void gpuimg_batch_cancel(void)
 {
     atomic_store(&batch_cancelled, 1);
-}
-
-/* ---- the file list ---- */
-
-typedef struct file_list {
-    char **rel; /* paths relative to IN_DIR */
-    size_t n, cap;
-} file_list;
-
-static gpuimg_status list_add(gpuimg_ctx *ctx, file_list *l, const char *rel)
-{
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 256;
-        char **bigger = realloc(l->rel, cap * sizeof *bigger);
-        if (!bigger)
-            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-        l->rel = bigger;
-        l->cap = cap;
-    }
-    if (!(l->rel[l->n] = strdup(rel)))
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-    l->n++;
-    return GPUIMG_OK;
-}
-
-static void list_free(file_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->rel[i]);
-    free(l->rel);
-}
-
-/* Collects the image files under root/rel; skip is OUT_DIR (dev, ino), never
- * entered, so outputs inside IN_DIR are not read back as inputs. */
-static gpuimg_status walk(gpuimg_ctx *ctx, const char *root, const char *rel, int recursive,
-                          const struct stat *skip, file_list *out, file_list *bad_folders)
-{
-    /* On the heap: a tree hundreds of folders deep recurses that deep. */
-    struct {
-        char path[PATH_BUF], child[PATH_BUF], full[2 * PATH_BUF];
-    } *buf = malloc(sizeof *buf);
-    if (!buf)
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-    char *path = buf->path, *child = buf->child, *full = buf->full;
-    snprintf(path, PATH_BUF, "%s%s%s", root, rel[0] ? "/" : "", rel);
-    DIR *d = opendir(path);
-    if (!d) {
-        /* IN_DIR itself stops the batch; a subfolder is one more bad input:
-         * reported, counted as failed, and the rest go on. */
-        gpuimg_status st = GPUIMG_OK;
-        if (!rel[0]) {
-            st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-        } else {
-            char why[PATH_BUF + 128];
-            snprintf(why, sizeof why, "%s: %s (folder skipped)", path, strerror(errno));
-            st = list_add(ctx, bad_folders, why);
-        }
-        free(buf);
-        return st;
-    }
-    gpuimg_status st = GPUIMG_OK;
-    struct dirent *e;
-    while (st == GPUIMG_OK && (e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        snprintf(child, PATH_BUF, "%s%s%s", rel, rel[0] ? "/" : "", e->d_name);
-        snprintf(full, 2 * PATH_BUF, "%s/%s", root, child);
-        struct stat sb;
-        if (lstat(full, &sb) != 0)
-            continue;
-        if (S_ISDIR(sb.st_mode)) { /* symbolic links to folders are not followed: no loops */
-            if (recursive && !(sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino))
-                st = walk(ctx, root, child, recursive, skip, out, bad_folders);
-        } else if (gpuimg_is_image_path(e->d_name)) {
-            st = list_add(ctx, out, child);
-        }
-    }
-    closedir(d);
-    free(buf);
-    return st;
-}
-
-static int by_path(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* OUT_DIR/rel, its extension replaced when format is set, or when the input's
- * format has no writer (the format table's choice: GIF and PSD become PNG). */
-static void output_path(const char *out_dir, const char *rel, gpuimg_format format, char *buf,
-                        size_t len)
-{
-    const char *slash = strrchr(rel, '/'), *dot = strrchr(slash ? slash : rel, '.');
-    const char *ext = gpuimg_format_extension(
-        format != GPUIMG_FORMAT_NONE ? format : gpuimg_format_written_for(rel));
-    if (format == GPUIMG_FORMAT_NONE && dot && gpuimg_format_from_path(rel) != GPUIMG_FORMAT_NONE)
-        ext = NULL; /* a written format keeps its own extension (.jpeg stays .jpeg) */
-    if (ext && dot)
-        snprintf(buf, len, "%s/%.*s.%s", out_dir, (int)(dot - rel), rel, ext);
-    else
-        snprintf(buf, len, "%s/%s", out_dir, rel);
 }
 
 /* mkdir -p for the folder part of path, inside a folder known to exist. */
@@ -237,8 +135,7 @@ static void queue_producer_done(queue *q)
 typedef struct batch {
     const gpuimg_batch_options *opt;
     gpuimg_config cfg; /* for the workers' contexts */
-    file_list files;
-    char **outputs;
+    gpuimg__plan plan;
     atomic_size_t next; /* the next file to decode */
     atomic_int stop;    /* --fail-fast tripped */
     atomic_int abort;   /* the device stage failed to start: drop everything */
@@ -280,8 +177,8 @@ static void report(batch *b, size_t index, gpuimg_batch_outcome outcome, const c
         atomic_store(&b->stop, 1);
     if (b->opt->on_event) {
         char input[PATH_BUF];
-        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->files.rel[index]);
-        gpuimg_batch_event ev = {outcome, input,       b->outputs[index],
+        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[index]);
+        gpuimg_batch_event ev = {outcome, input,       b->plan.outputs[index],
                                  error,   b->finished, b->sum.total};
         b->opt->on_event(b->opt->user, &ev);
     }
@@ -314,9 +211,9 @@ static void *decode_worker(void *arg)
     batch *b = w->b;
     for (;;) {
         size_t i = atomic_fetch_add(&b->next, 1);
-        if (i >= b->files.n || stopping(b))
+        if (i >= b->plan.files.n || stopping(b))
             break;
-        if (!b->outputs[i]) /* skipped while listing */
+        if (b->plan.skip[i]) /* reported as skipped before the start */
             continue;
         gate_enter(b);
         if (stopping(b)) { /* it may have come while this thread waited */
@@ -325,7 +222,7 @@ static void *decode_worker(void *arg)
         }
         item *it = calloc(1, sizeof *it);
         char input[PATH_BUF];
-        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->files.rel[i]);
+        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[i]);
         if (!it) {
             report(b, i, GPUIMG_BATCH_FAILED, "out of memory");
             gate_leave(b, NULL);
@@ -377,7 +274,7 @@ static void encode_job(gpuimg_task *task)
 {
     item *it = (item *)task;
     batch *b = it->b;
-    const char *out = b->outputs[it->index];
+    const char *out = b->plan.outputs[it->index];
     char parents[PATH_BUF];
     snprintf(parents, sizeof parents, "%s", out);
     gpuimg_config cpu = b->cfg;
@@ -477,29 +374,6 @@ static void *open_devices(void *arg)
     return NULL;
 }
 
-/* IN_DIR a folder, OUT_DIR not IN_DIR; out_sb is OUT_DIR's, zeroed when it
- * does not exist yet (created only once the plan holds: make_out_dir). */
-static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
-                                struct stat *out_sb)
-{
-    struct stat in_sb;
-    if (stat(opt->in_dir, &in_sb) != 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", opt->in_dir, strerror(errno));
-    if (!S_ISDIR(in_sb.st_mode))
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: not a folder", opt->in_dir);
-    if (stat(opt->out_dir, out_sb) != 0) {
-        memset(out_sb, 0, sizeof *out_sb);
-        return GPUIMG_OK;
-    }
-    if (!S_ISDIR(out_sb->st_mode))
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: not a folder", opt->out_dir);
-    if (out_sb->st_dev == in_sb.st_dev && out_sb->st_ino == in_sb.st_ino)
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                            "%s: OUT_DIR is IN_DIR; outputs would replace the inputs",
-                            opt->out_dir);
-    return GPUIMG_OK;
-}
-
 static gpuimg_status make_out_dir(gpuimg_ctx *ctx, const char *out_dir)
 {
     char path[PATH_BUF];
@@ -511,77 +385,99 @@ static gpuimg_status make_out_dir(gpuimg_ctx *ctx, const char *out_dir)
     return GPUIMG_OK;
 }
 
-typedef struct file_id {
-    dev_t dev;
-    ino_t ino;
-} file_id;
+/* The run: the workers and their contexts, the queue, the pool. */
+typedef struct run {
+    int jobs;
+    worker *dec;        /* the decode threads, one context each */
+    devices_opening dv; /* the device stage */
+} run;
 
-static int by_id(const void *a, const void *b)
-{
-    const file_id *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
-    return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-static int by_output(const void *a, const void *b)
-{
-    return strcmp(**(char **const *)a, **(char **const *)b);
-}
-
-/* Outputs for every selected file (all shards: a collision must not depend
- * on how the folder is shared out), and the refusal of any output that is
- * one of the inputs, or that two inputs would both write (a.png and a.jpg
- * with --format png). */
-static gpuimg_status plan_outputs(gpuimg_ctx *ctx, batch *b)
+/* Makes the decoders' contexts, the encode pool and the queue; opens the
+ * device stage on a thread of its own while the decoders start (starting
+ * CUDA takes about 0.3 s), then starts the device workers. Nothing is
+ * written before the device stage is open; if it cannot open, the batch
+ * stops with its error and what was decoded is dropped. */
+static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
 {
     const gpuimg_batch_options *opt = b->opt;
-    size_t n = b->files.n;
-    b->outputs = calloc(n ? n : 1, sizeof *b->outputs);
-    file_id *inputs = calloc(n ? n : 1, sizeof *inputs);
-    if (!b->outputs || !inputs) {
-        free(inputs);
+    r->jobs = gpuimg__thread_count(opt->jobs);
+    r->dv = (devices_opening){.ctx = ctx, .b = b, .jobs = r->jobs};
+    /* Sized before the device stage is known: as many workers as it will
+     * have on one GPU (all of the CPU's when the CPU is named). */
+    int planned = strcmp(b->cfg.backend, "cpu") == 0 ? r->jobs
+                  : opt->devices                     ? STREAMS_PER_DEVICE * opt->ndevices
+                                                     : STREAMS_PER_DEVICE;
+    b->max_in_flight = 2 * r->jobs + 2 * planned;
+    /* first, so that run_stop may always free it; no producer until the
+     * decoders start, so that run_abort never waits on one */
+    int queued = queue_init(&b->to_device, (size_t)(2 * planned), 0);
+    b->pool = gpuimg__pool_create(r->jobs);
+    if (!queued || !b->pool || !(r->dec = calloc((size_t)r->jobs, sizeof *r->dec)))
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    for (int i = 0; i < r->jobs; i++) {
+        gpuimg_config cpu = b->cfg;
+        cpu.backend = "cpu"; /* codec workers never touch a device */
+        gpuimg_status st = gpuimg_ctx_create(&cpu, &r->dec[i].ctx);
+        if (st != GPUIMG_OK)
+            return gpuimg__fail(ctx, st, "batch: cannot create a context");
+        r->dec[i].b = b;
+        /* The decoders lend the pool (a PNG's rows unfilter on it); each
+         * has a file of its own, so none splits one (JPEG bands). */
+        r->dec[i].ctx->pool = b->pool;
+        r->dec[i].ctx->split_files = 0;
     }
-    size_t nids = 0;
-    for (size_t i = 0; i < n; i++) {
-        char in[PATH_BUF];
-        struct stat si;
-        snprintf(in, sizeof in, "%s/%s", opt->in_dir, b->files.rel[i]);
-        if (stat(in, &si) == 0)
-            inputs[nids++] = (file_id){si.st_dev, si.st_ino};
-    }
-    qsort(inputs, nids, sizeof *inputs, by_id);
-    for (size_t i = 0; i < n; i++) {
-        char out[PATH_BUF];
-        output_path(opt->out_dir, b->files.rel[i], opt->format, out, sizeof out);
-        struct stat so;
-        if (stat(out, &so) == 0 &&
-            bsearch(&(file_id){so.st_dev, so.st_ino}, inputs, nids, sizeof *inputs, by_id)) {
-            free(inputs);
-            return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: the output would replace an input",
-                                out);
-        }
-        if (!(b->outputs[i] = strdup(out))) {
-            free(inputs);
-            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-        }
-    }
-    free(inputs);
-    char ***sorted = malloc((b->files.n ? b->files.n : 1) * sizeof *sorted);
-    if (!sorted)
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-    for (size_t i = 0; i < b->files.n; i++)
-        sorted[i] = &b->outputs[i];
-    qsort(sorted, b->files.n, sizeof *sorted, by_output);
-    gpuimg_status st = GPUIMG_OK;
-    for (size_t i = 1; i < b->files.n && st == GPUIMG_OK; i++)
-        if (strcmp(*sorted[i - 1], *sorted[i]) == 0)
-            st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "%s: %s and %s would both write it",
-                              *sorted[i], b->files.rel[sorted[i - 1] - b->outputs],
-                              b->files.rel[sorted[i] - b->outputs]);
-    free(sorted);
+    b->to_device.producers = r->jobs; /* no thread runs yet */
+    pthread_t opener;
+    int opening = pthread_create(&opener, NULL, open_devices, &r->dv) == 0;
+    if (!opening)
+        open_devices(&r->dv);
+    for (int i = 0; i < r->jobs; i++)
+        r->dec[i].started = pthread_create(&r->dec[i].thread, NULL, decode_worker, &r->dec[i]) == 0;
+    /* A thread that could not start is a producer that will never finish. */
+    for (int i = 0; i < r->jobs; i++)
+        if (!r->dec[i].started)
+            queue_producer_done(&b->to_device);
+    if (opening)
+        pthread_join(opener, NULL);
+    gpuimg_status st = r->dv.st;
+    int started = 0;
+    for (int i = 0; st == GPUIMG_OK && i < r->dv.ndev; i++)
+        started += r->dv.dev[i].started =
+            pthread_create(&r->dv.dev[i].thread, NULL, device_worker, &r->dv.dev[i]) == 0;
+    if (st == GPUIMG_OK && (started == 0 || gpuimg__pool_workers(b->pool) == 0))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
     return st;
+}
+
+/* After a failed start: stops the decoders and drops what they queued,
+ * since no device worker will take it. */
+static void run_abort(batch *b)
+{
+    atomic_store(&b->stop, 1);
+    atomic_store(&b->abort, 1);
+    for (item *it; (it = queue_pop(&b->to_device)) != NULL;)
+        gate_leave(b, it);
+}
+
+/* Waits for the threads: the decoders, then the device workers (who leave
+ * when the queue is empty and every decoder done), then the encode pool,
+ * which runs what is left; frees the run. */
+static void run_stop(batch *b, run *r)
+{
+    for (int i = 0; r->dec && i < r->jobs; i++)
+        if (r->dec[i].started)
+            pthread_join(r->dec[i].thread, NULL);
+    for (int i = 0; i < r->dv.ndev; i++)
+        if (r->dv.dev[i].started)
+            pthread_join(r->dv.dev[i].thread, NULL);
+    gpuimg__pool_destroy(b->pool); /* after the last job was queued */
+    queue_destroy(&b->to_device);
+    for (int i = 0; r->dec && i < r->jobs; i++)
+        gpuimg_ctx_destroy(r->dec[i].ctx);
+    for (int i = 0; i < r->dv.ndev; i++)
+        gpuimg_ctx_destroy(r->dv.dev[i].ctx);
+    free(r->dec);
+    free(r->dv.dev);
 }
 
 gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
@@ -589,158 +485,39 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
 {
     memset(summary, 0, sizeof *summary);
     double t0 = gpuimg__now_ms();
-    if (opt->shard_count < 1 || opt->shard_index < 0 || opt->shard_index >= opt->shard_count)
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "--shard: need 0 <= K < N");
-    if (opt->format != GPUIMG_FORMAT_NONE && !gpuimg_format_extension(opt->format))
-        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "--format: not a writable format");
-    struct stat out_sb;
-    gpuimg_status st = check_dirs(ctx, opt, &out_sb);
-    if (st != GPUIMG_OK)
-        return st;
-
     batch b;
     memset(&b, 0, sizeof b);
     b.opt = opt;
     b.cfg = ctx->cfg;
+    gpuimg_status st = gpuimg__plan_batch(ctx, opt, &b.plan);
+    if (st != GPUIMG_OK)
+        return st;
     pthread_mutex_init(&b.gate_lock, NULL);
     pthread_cond_init(&b.gate_open, NULL);
     pthread_mutex_init(&b.report_lock, NULL);
-    file_list bad_folders = {0};
-    if ((st = walk(ctx, opt->in_dir, "", opt->recursive, &out_sb, &b.files, &bad_folders)) !=
-        GPUIMG_OK) {
-        list_free(&bad_folders);
-        list_free(&b.files);
-        return st;
-    }
+    b.sum.total = b.plan.files.n;
     /* Unreadable subfolders: failures, reported like files (not in total). */
-    for (size_t i = 0; i < bad_folders.n; i++) {
+    for (size_t i = 0; i < b.plan.bad_folders.n; i++) {
         b.sum.failed++;
         if (opt->on_event) {
-            gpuimg_batch_event ev = {
-                GPUIMG_BATCH_FAILED, bad_folders.rel[i], NULL, bad_folders.rel[i], 0, 0};
+            const char *why = b.plan.bad_folders.rel[i];
+            gpuimg_batch_event ev = {GPUIMG_BATCH_FAILED, why, NULL, why, 0, 0};
             opt->on_event(opt->user, &ev);
         }
     }
-    list_free(&bad_folders);
-    if (b.files.n) /* an empty folder: files.rel is NULL, which qsort may not take */
-        qsort(b.files.rel, b.files.n, sizeof *b.files.rel, by_path);
-    if ((st = plan_outputs(ctx, &b)) != GPUIMG_OK)
-        goto done;
-    /* The shard: the files whose sorted index is K mod N. */
-    size_t kept = 0;
-    for (size_t i = 0; i < b.files.n; i++) {
-        if ((long)(i % (size_t)opt->shard_count) == opt->shard_index) {
-            b.files.rel[kept] = b.files.rel[i];
-            b.outputs[kept++] = b.outputs[i];
-        } else {
-            free(b.files.rel[i]);
-            free(b.outputs[i]);
-        }
+    if ((st = make_out_dir(ctx, opt->out_dir)) == GPUIMG_OK) {
+        for (size_t i = 0; i < b.plan.files.n; i++)
+            if (b.plan.skip[i])
+                report(&b, i, GPUIMG_BATCH_SKIPPED, NULL);
+        gpuimg__image_spares_open();
+        run r = {0};
+        st = run_start(ctx, &b, &r);
+        if (st != GPUIMG_OK)
+            run_abort(&b);
+        run_stop(&b, &r);
+        gpuimg__image_spares_release();
     }
-    b.files.n = kept;
-    b.sum.total = kept;
-    if ((st = make_out_dir(ctx, opt->out_dir)) != GPUIMG_OK)
-        goto done;
-
-    gpuimg__image_spares_open(); /* released after workers_done */
-    int jobs = gpuimg__thread_count(opt->jobs);
-    worker *dec = calloc((size_t)jobs, sizeof *dec);
-    devices_opening dv = {.ctx = ctx, .b = &b, .jobs = jobs};
-    if (!dec) {
-        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-        goto workers_done;
-    }
-    for (int i = 0; i < jobs && st == GPUIMG_OK; i++) {
-        dec[i].b = &b;
-        gpuimg_config cpu = b.cfg;
-        cpu.backend = "cpu"; /* codec workers never touch a device */
-        if ((st = gpuimg_ctx_create(&cpu, &dec[i].ctx)) != GPUIMG_OK)
-            gpuimg__fail(ctx, st, "batch: cannot create a context");
-    }
-    if (st != GPUIMG_OK)
-        goto workers_done;
-
-    /* Skipped files are settled before any work starts. */
-    for (size_t i = 0; i < b.files.n; i++) {
-        char in[PATH_BUF];
-        snprintf(in, sizeof in, "%s/%s", opt->in_dir, b.files.rel[i]);
-        struct stat si, so;
-        if (opt->skip_existing && stat(b.outputs[i], &so) == 0 && stat(in, &si) == 0 &&
-            (so.st_mtim.tv_sec > si.st_mtim.tv_sec ||
-             (so.st_mtim.tv_sec == si.st_mtim.tv_sec && so.st_mtim.tv_nsec > si.st_mtim.tv_nsec))) {
-            report(&b, i, GPUIMG_BATCH_SKIPPED, NULL);
-            free(b.outputs[i]);
-            b.outputs[i] = NULL;
-        }
-    }
-
-    /* Sized before the device stage is known: as many workers as it will
-     * have on one GPU (all of the CPU's when the CPU is named). */
-    int planned = strcmp(b.cfg.backend, "cpu") == 0 ? jobs
-                  : opt->devices                    ? STREAMS_PER_DEVICE * opt->ndevices
-                                                    : STREAMS_PER_DEVICE;
-    b.max_in_flight = 2 * jobs + 2 * planned;
-    b.pool = gpuimg__pool_create(jobs);
-    /* The decoders lend it too: a PNG's rows unfilter on it. Lent, not
-     * owned, it also tells the JPEG reader not to split files into bands,
-     * which would repeat work while every core has a file of its own. */
-    for (int i = 0; i < jobs; i++)
-        dec[i].ctx->pool = b.pool;
-    if (!queue_init(&b.to_device, (size_t)(2 * planned), jobs) || !b.pool) {
-        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-    } else {
-        /* Starting CUDA takes about 0.3 s: the device stage opens on its
-         * own thread while the first files decode. Nothing is written
-         * before it is open; if it cannot open, the batch stops with its
-         * error and the decoded images are dropped. */
-        pthread_t opener;
-        int opening = pthread_create(&opener, NULL, open_devices, &dv) == 0;
-        if (!opening)
-            open_devices(&dv);
-        for (int i = 0; i < jobs; i++)
-            dec[i].started = pthread_create(&dec[i].thread, NULL, decode_worker, &dec[i]) == 0;
-        /* A thread that could not start is a producer that will never finish. */
-        for (int i = 0; i < jobs; i++)
-            if (!dec[i].started)
-                queue_producer_done(&b.to_device);
-        if (opening)
-            pthread_join(opener, NULL);
-        st = dv.st;
-        int ndev_started = 0;
-        for (int i = 0; st == GPUIMG_OK && i < dv.ndev; i++)
-            ndev_started += dv.dev[i].started =
-                pthread_create(&dv.dev[i].thread, NULL, device_worker, &dv.dev[i]) == 0;
-        if (st == GPUIMG_OK && (ndev_started == 0 || gpuimg__pool_workers(b.pool) == 0))
-            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
-        if (st != GPUIMG_OK || ndev_started == 0) { /* drain: nothing else will */
-            atomic_store(&b.stop, 1);
-            atomic_store(&b.abort, 1);
-            for (item *it; (it = queue_pop(&b.to_device)) != NULL;)
-                gate_leave(&b, it);
-        }
-        for (int i = 0; i < jobs; i++)
-            if (dec[i].started)
-                pthread_join(dec[i].thread, NULL);
-        for (int i = 0; i < dv.ndev; i++)
-            if (dv.dev[i].started)
-                pthread_join(dv.dev[i].thread, NULL);
-    }
-    gpuimg__pool_destroy(b.pool); /* after the last job was queued: runs what is left */
-    queue_destroy(&b.to_device);
-
-workers_done:
-    for (int i = 0; dec && i < jobs; i++)
-        gpuimg_ctx_destroy(dec[i].ctx);
-    for (int i = 0; i < dv.ndev; i++)
-        gpuimg_ctx_destroy(dv.dev[i].ctx);
-    free(dec);
-    free(dv.dev);
-    gpuimg__image_spares_release();
-done:
-    for (size_t i = 0; b.outputs && i < b.files.n; i++)
-        free(b.outputs[i]);
-    free(b.outputs);
-    list_free(&b.files);
+    gpuimg__plan_free(&b.plan);
     pthread_mutex_destroy(&b.gate_lock);
     pthread_cond_destroy(&b.gate_open);
     pthread_mutex_destroy(&b.report_lock);

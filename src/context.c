@@ -95,6 +95,7 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
     if (!ctx)
         return GPUIMG_ERR_NOMEM;
     ctx->cfg = c;
+    ctx->split_files = 1;
     *out = ctx;
     return GPUIMG_OK;
 }

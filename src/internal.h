@@ -18,6 +18,10 @@ struct gpuimg_ctx {
      * batch (own_pool 0), which shares one pool between files and chunks. */
     struct gpuimg_pool *pool;
     int own_pool;
+    /* 1: a codec may spread one file over the pool (JPEG read in bands). A
+     * batch's decoders set 0: each has a file of its own, and the bands
+     * would repeat entropy decoding while every core is busy. */
+    int split_files;
     /* gpuimg_ctx_expect: CPU nanoseconds per value of the expected steps
      * (0: none), and the device being opened on another thread meanwhile. */
     double expect_ns;

@@ -9,7 +9,8 @@
  * upsampling or colour conversion) and decodes its own. The entropy
  * decoding is about half a decode and is repeated by every band, so the
  * gain stops near 2x: at most MAX_BANDS bands, and none in a batch, whose
- * threads are busy with other files (the repeat would be pure loss there).
+ * threads are busy with other files (the repeat would be pure loss there:
+ * its decoders' contexts have split_files 0).
  * libjpeg reads the rows around a band's edges for the chroma upsampling,
  * so the bands join into exactly the image one pass gives.
  *
@@ -217,7 +218,7 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     gpuimg_pool *pool = NULL;
     if (want > 0) {
         nbands = want > MAX_BANDS ? MAX_BANDS : want > (int)h ? (int)h : want;
-    } else if (w * h >= BAND_PIXELS && (pool = gpuimg__ctx_pool(ctx)) && ctx->own_pool) {
+    } else if (w * h >= BAND_PIXELS && ctx->split_files && (pool = gpuimg__ctx_pool(ctx))) {
         nbands = gpuimg__pool_workers(pool) + 1;
         nbands = nbands > MAX_BANDS ? MAX_BANDS : nbands;
     }

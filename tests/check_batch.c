@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "batch_plan.h"
 #include "testutil.h"
 
 static const char *const good[] = {"a_photo.png", "b_camera.png", "c_rgba.png", "d_photo.jpg"};
@@ -65,6 +66,87 @@ static int batch(const char *in, const char *out, const char *const *extra, char
     args[n] = NULL;
     return tu_run(args, NULL, NULL, err);
 }
+
+/* The plan alone, with no thread and no write: which files, in which
+ * order, named what, in which shard, skipped or not, and what is refused. */
+static void touch(const char *dir, const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    tu_write_file(path, "x", 1);
+}
+
+START_TEST(plan_alone)
+{
+    char in[600], out[700], sub[700], sub2[700];
+    snprintf(in, sizeof in, "%s/in", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/out", in); /* OUT_DIR inside IN_DIR: never walked */
+    snprintf(sub, sizeof sub, "%s/sub", in);
+    snprintf(sub2, sizeof sub2, "%s/sub/deeper", in);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    ck_assert_int_eq(mkdir(out, 0755), 0);
+    ck_assert_int_eq(mkdir(sub, 0755), 0);
+    ck_assert_int_eq(mkdir(sub2, 0755), 0);
+    static const char *const files[] = {"b.JPEG",     "a.png", "c.gif",     ".hidden.png",
+                                        "notes.txt",  "d.pnm", "sub/e.psd", "sub/deeper/f.tga",
+                                        "out/old.png"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        touch(in, files[i]);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_batch_options opt = {.in_dir = in, .out_dir = out, .recursive = 1, .shard_count = 1};
+    gpuimg__plan plan;
+    ck_assert_int_eq(gpuimg__plan_batch(ctx, &opt, &plan), GPUIMG_OK);
+    static const char *const want_in[] = {"a.png", "b.JPEG",           "c.gif",
+                                          "d.pnm", "sub/deeper/f.tga", "sub/e.psd"};
+    static const char *const want_out[] = {"a.png", "b.JPEG",           "c.png",
+                                           "d.ppm", "sub/deeper/f.tga", "sub/e.png"};
+    ck_assert_uint_eq(plan.files.n, 6);
+    for (size_t i = 0; i < 6; i++) {
+        char o[1400];
+        snprintf(o, sizeof o, "%s/%s", out, want_out[i]);
+        ck_assert_str_eq(plan.files.rel[i], want_in[i]);
+        ck_assert_str_eq(plan.outputs[i], o);
+        ck_assert_int_eq(plan.skip[i], 0);
+    }
+    gpuimg__plan_free(&plan);
+
+    /* shards: 1/3 takes sorted indices 1 and 4; an output newer than its
+     * input is skipped */
+    opt.shard_index = 1;
+    opt.shard_count = 3;
+    opt.skip_existing = 1;
+    char newer[1400];
+    snprintf(newer, sizeof newer, "%s/b.JPEG", out);
+    touch(out, "b.JPEG");
+    struct timespec later[2] = {{0, UTIME_OMIT}, {time(NULL) + 100, 0}};
+    ck_assert_int_eq(utimensat(AT_FDCWD, newer, later, 0), 0);
+    ck_assert_int_eq(gpuimg__plan_batch(ctx, &opt, &plan), GPUIMG_OK);
+    ck_assert_uint_eq(plan.files.n, 2);
+    ck_assert_str_eq(plan.files.rel[0], "b.JPEG");
+    ck_assert_str_eq(plan.files.rel[1], "sub/deeper/f.tga");
+    ck_assert_int_eq(plan.skip[0], 1);
+    ck_assert_int_eq(plan.skip[1], 0);
+    ck_assert_uint_eq(plan.skipped, 1);
+    gpuimg__plan_free(&plan);
+
+    /* refusals: two inputs writing one output; OUT_DIR = IN_DIR; a bad shard */
+    opt = (gpuimg_batch_options){
+        .in_dir = in, .out_dir = out, .shard_count = 1, .format = GPUIMG_FORMAT_PNG};
+    touch(in, "a.bmp");
+    ck_assert_int_eq(gpuimg__plan_batch(ctx, &opt, &plan), GPUIMG_ERR_USAGE);
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "would both write it"), "%s",
+                  gpuimg_ctx_error(ctx));
+    ck_assert_ptr_null(plan.outputs);
+    opt.format = GPUIMG_FORMAT_NONE;
+    opt.out_dir = in;
+    ck_assert_int_eq(gpuimg__plan_batch(ctx, &opt, &plan), GPUIMG_ERR_USAGE);
+    opt.out_dir = out;
+    opt.shard_index = 2;
+    opt.shard_count = 2;
+    ck_assert_int_eq(gpuimg__plan_batch(ctx, &opt, &plan), GPUIMG_ERR_USAGE);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
 
 START_TEST(outputs_failures_inputs)
 {
@@ -341,6 +423,7 @@ Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
     TCase *tc = tu_tcase("batch");
+    tcase_add_test(tc, plan_alone);
     tcase_add_test(tc, outputs_failures_inputs);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, skip_existing_resumes);
