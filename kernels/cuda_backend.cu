@@ -364,44 +364,25 @@ gpuimg_status cuda_sobel(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_pl
     return GPUIMG_OK;
 }
 
-gpuimg_status move_planes(CudaBackend *cb, const gpuimg_planes *src, gpuimg_planes *dst,
-                          gpuimg_move move)
+gpuimg_status cuda_move(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                        gpuimg_move move)
 {
-    LAUNCH(cb, "transpose",
+    CudaBackend *cb = cuda(be);
+    LAUNCH(cb, "move",
            gpuimg__cuda_move(dplanes(src), dplanes(dst), src->channels, src->width, src->height,
                              move, cb->stream));
     return GPUIMG_OK;
 }
 
-gpuimg_status cuda_transpose(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+gpuimg_status cuda_copy_plane(gpuimg_backend *be, const uint8_t *src, uint8_t *dst, size_t n)
 {
-    return move_planes(cuda(be), src, dst, GPUIMG_MOVE_TRANSPOSE);
-}
-
-gpuimg_status cuda_rotate(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                          int quarter_turns_cw)
-{
-    static const gpuimg_move moves[4] = {GPUIMG_MOVE_TRANSPOSE, GPUIMG_MOVE_ROTATE90,
-                                         GPUIMG_MOVE_ROTATE180, GPUIMG_MOVE_ROTATE270};
-    return move_planes(cuda(be), src, dst, moves[quarter_turns_cw & 3]);
-}
-
-gpuimg_status cuda_flip(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst, int axis)
-{
-    return move_planes(cuda(be), src, dst,
-                       axis == GPUIMG_FLIP_H ? GPUIMG_MOVE_FLIP_H : GPUIMG_MOVE_FLIP_V);
-}
-
-// Value operations pass alpha (the last of 2 or 4 channels) through.
-gpuimg_status copy_alpha(CudaBackend *cb, const gpuimg_planes *src, gpuimg_planes *dst)
-{
-    if (src->channels % 2 == 0)
-        TRY(cb, "cudaMemcpyAsync (alpha)",
-            cudaMemcpyAsync(dst->plane[dst->channels - 1], src->plane[src->channels - 1], npix(src),
-                            cudaMemcpyDeviceToDevice, cb->stream));
+    CudaBackend *cb = cuda(be);
+    TRY(cb, "cudaMemcpyAsync (plane)",
+        cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, cb->stream));
     return GPUIMG_OK;
 }
 
+// Value operations see colour planes only: the op table passes alpha on.
 gpuimg_status cuda_grayscale(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
 {
     CudaBackend *cb = cuda(be);
@@ -413,16 +394,15 @@ gpuimg_status cuda_grayscale(gpuimg_backend *be, const gpuimg_planes *src, gpuim
         TRY(cb, "cudaMemcpyAsync (gray)",
             cudaMemcpyAsync(dst->plane[0], src->plane[0], npix(src), cudaMemcpyDeviceToDevice,
                             cb->stream));
-    return copy_alpha(cb, src, dst);
+    return GPUIMG_OK;
 }
 
 gpuimg_status cuda_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
 {
     CudaBackend *cb = cuda(be);
     LAUNCH(cb, "invert",
-           gpuimg__cuda_invert(dplanes(src), dplanes(dst), src->channels - (src->channels % 2 == 0),
-                               npix(src), cb->stream));
-    return copy_alpha(cb, src, dst);
+           gpuimg__cuda_invert(dplanes(src), dplanes(dst), src->channels, npix(src), cb->stream));
+    return GPUIMG_OK;
 }
 
 // The counts of every channel into d_small[0 .. 256 channels).
@@ -441,13 +421,13 @@ gpuimg_status cuda_equalize(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
     gpuimg_status st = device_histograms(cb, src);
     if (st == GPUIMG_OK)
         st = reserve_scratch(cb, 4 * 256);
-    for (int c = 0; st == GPUIMG_OK && c < src->channels - (src->channels % 2 == 0); c++)
+    for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
         st = launched(
             cb,
             gpuimg__cuda_equalize(src->plane[c], dst->plane[c], npix(src), cb->d_small + 256 * c,
                                   static_cast<uint8_t *>(cb->d_scratch) + 256 * c, cb->stream),
             "equalize");
-    return st == GPUIMG_OK ? copy_alpha(cb, src, dst) : st;
+    return st;
 }
 
 gpuimg_status cuda_histogram(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out)
@@ -465,29 +445,6 @@ gpuimg_status cuda_histogram(gpuimg_backend *be, const gpuimg_planes *src, gpuim
     for (int c = 0; c < src->channels; c++)
         for (int v = 0; v < 256; v++)
             out->counts[c][v] = counts[256 * c + v];
-    return GPUIMG_OK;
-}
-
-// One pass over the image: the exact 256-bin histogram gives the minimum,
-// maximum, median and the 64-bit sums of values and squares (sum v·count[v],
-// sum v²·count[v]), so no second reduction reads the planes again.
-gpuimg_status cuda_stats(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out)
-{
-    gpuimg_histogram h;
-    gpuimg_status st = cuda_histogram(be, src, &h);
-    if (st != GPUIMG_OK)
-        return st;
-    memset(out, 0, sizeof *out);
-    out->channels = src->channels;
-    out->count = npix(src);
-    for (int c = 0; c < src->channels; c++) {
-        uint64_t sum = 0, squares = 0;
-        for (uint64_t v = 0; v < 256; v++) {
-            sum += v * h.counts[c][v];
-            squares += v * v * h.counts[c][v];
-        }
-        gpuimg__stats_channel(out, c, out->count, sum, squares, h.counts[c]);
-    }
     return GPUIMG_OK;
 }
 
@@ -536,13 +493,36 @@ gpuimg_status cuda_synchronize(gpuimg_backend *be)
     return GPUIMG_OK;
 }
 
-const gpuimg_backend_ops cuda_ops = {
-    "cuda",           cuda_open,        cuda_close,   cuda_describe,  cuda_planes_alloc,
-    cuda_planes_free, cuda_planes_fill, cuda_upload,  cuda_download,  cuda_separable,
-    cuda_box,         cuda_convolve,    cuda_sobel,   cuda_transpose, cuda_rotate,
-    cuda_flip,        cuda_grayscale,   cuda_invert,  cuda_equalize,  cuda_histogram,
-    cuda_stats,       cuda_synchronize, cuda_compare,
-};
+// The table, filled by member name (C++17 has no designated initializers):
+// its order in backend.h may change without this file noticing.
+gpuimg_backend_ops make_cuda_ops()
+{
+    gpuimg_backend_ops o = {};
+    o.name = "cuda";
+    o.open = cuda_open;
+    o.close = cuda_close;
+    o.describe = cuda_describe;
+    o.planes_alloc = cuda_planes_alloc;
+    o.planes_free = cuda_planes_free;
+    o.planes_fill = cuda_planes_fill;
+    o.upload = cuda_upload;
+    o.download = cuda_download;
+    o.separable = cuda_separable;
+    o.box = cuda_box;
+    o.convolve = cuda_convolve;
+    o.sobel = cuda_sobel;
+    o.move = cuda_move;
+    o.grayscale = cuda_grayscale;
+    o.invert = cuda_invert;
+    o.equalize = cuda_equalize;
+    o.copy_plane = cuda_copy_plane;
+    o.histogram = cuda_histogram;
+    o.synchronize = cuda_synchronize;
+    o.compare = cuda_compare;
+    return o;
+}
+
+const gpuimg_backend_ops cuda_ops = make_cuda_ops();
 
 gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msglen)
 {

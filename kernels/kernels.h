@@ -59,15 +59,8 @@ cudaError_t gpuimg__cuda_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, in
 cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
                                gpuimg_border border, cudaStream_t stream);
 
-/* transpose.cu: the tiled transpose and the moves built on it. */
-typedef enum {
-    GPUIMG_MOVE_TRANSPOSE,
-    GPUIMG_MOVE_ROTATE90,
-    GPUIMG_MOVE_ROTATE180,
-    GPUIMG_MOVE_ROTATE270,
-    GPUIMG_MOVE_FLIP_H,
-    GPUIMG_MOVE_FLIP_V
-} gpuimg_move;
+/* transpose.cu: the tiled transpose and the moves built on it (backend.h's
+ * gpuimg_move). */
 cudaError_t gpuimg__cuda_move(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, int w,
                               int h, gpuimg_move move, cudaStream_t stream);
 

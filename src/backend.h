@@ -33,7 +33,15 @@ typedef struct gpuimg_conv {
     int absolute;
 } gpuimg_conv;
 
-enum { GPUIMG_FLIP_H = 0, GPUIMG_FLIP_V = 1 };
+/* The index permutations: one seam entry and one kernel file for all. */
+typedef enum gpuimg_move {
+    GPUIMG_MOVE_TRANSPOSE,
+    GPUIMG_MOVE_ROTATE90, /* clockwise */
+    GPUIMG_MOVE_ROTATE180,
+    GPUIMG_MOVE_ROTATE270,
+    GPUIMG_MOVE_FLIP_H, /* left <-> right */
+    GPUIMG_MOVE_FLIP_V  /* top <-> bottom */
+} gpuimg_move;
 
 typedef struct gpuimg_backend gpuimg_backend;
 
@@ -66,19 +74,20 @@ typedef struct gpuimg_backend_ops {
                            gpuimg_border border);
 
     /* dst is src's transpose shape (transpose, rotate 90/270) or its own. */
-    gpuimg_status (*transpose)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
-    gpuimg_status (*rotate)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                            int quarter_turns_cw);
-    gpuimg_status (*flip)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                          int axis);
+    gpuimg_status (*move)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                          gpuimg_move move);
 
-    /* Value operations leave alpha (channel 1 of 2, 3 of 4) unchanged. */
+    /* Value operations see colour planes only (1 or 3): the op table passes
+     * them without alpha and copies alpha itself (copy_plane), once for
+     * every backend. grayscale: 3 planes to 1, or 1 copied. */
     gpuimg_status (*grayscale)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
     gpuimg_status (*invert)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
     gpuimg_status (*equalize)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+    /* n bytes of one plane to another. */
+    gpuimg_status (*copy_plane)(gpuimg_backend *be, const uint8_t *src, uint8_t *dst, size_t n);
 
+    /* Exact counts; stats derive from them (gpuimg__stats_from_histogram). */
     gpuimg_status (*histogram)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out);
-    gpuimg_status (*stats)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out);
     /* Waits for queued work (a device backend's launches are asynchronous), so
      * that --time charges kernels to the kernel stage; NULL when synchronous. */
     gpuimg_status (*synchronize)(gpuimg_backend *be);
@@ -87,10 +96,10 @@ typedef struct gpuimg_backend_ops {
                              int fuzz, gpuimg_compare_result *out);
 } gpuimg_backend_ops;
 
-/* Figures both backends derive the same way from exact integers
- * (src/backend_common.c), so their doubles agree to the last bit. */
-void gpuimg__stats_channel(gpuimg_stats *out, int c, uint64_t n, uint64_t sum, uint64_t squares,
-                           const uint64_t counts[256]);
+/* Figures derived once for every backend from exact integers
+ * (src/backend_common.c), so they agree to the last bit: the statistics of
+ * n pixels from their histogram. */
+void gpuimg__stats_from_histogram(const gpuimg_histogram *h, uint64_t n, gpuimg_stats *out);
 /* Fills mae, rmse, psnr, identical from the difference sums; ssim_total is
  * the sum over channels of each channel's mean SSIM (has_ssim: computed). */
 void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channels, int max_diff,

@@ -6,9 +6,14 @@
 
 #include "backend.h"
 
-void gpuimg__stats_channel(gpuimg_stats *out, int c, uint64_t n, uint64_t sum, uint64_t squares,
-                           const uint64_t counts[256])
+/* One channel's figures: SPEC §3's stats, exact sums in 64 bits. */
+static void stats_channel(gpuimg_stats *out, int c, uint64_t n, const uint64_t counts[256])
 {
+    uint64_t sum = 0, squares = 0; /* exact: at most 2^30 * 255^2 */
+    for (uint64_t v = 0; v < 256; v++) {
+        sum += counts[v] * v;
+        squares += counts[v] * v * v;
+    }
     int lo = 0, hi = 255, median = 0;
     while (counts[lo] == 0)
         lo++;
@@ -26,6 +31,15 @@ void gpuimg__stats_channel(gpuimg_stats *out, int c, uint64_t n, uint64_t sum, u
     /* N·Σv² - (Σv)² is exact in 128 bits (it reaches about 2^76). */
     unsigned __int128 num = (unsigned __int128)n * squares - (unsigned __int128)sum * sum;
     out->stddev[c] = sqrt((double)num) / (double)n;
+}
+
+void gpuimg__stats_from_histogram(const gpuimg_histogram *h, uint64_t n, gpuimg_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->channels = h->channels;
+    out->count = n;
+    for (int c = 0; c < h->channels; c++)
+        stats_channel(out, c, n, h->counts[c]);
 }
 
 void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channels, int max_diff,

@@ -81,6 +81,15 @@ static gpuimg_status blur_apply(gpuimg_backend *be, const gpuimg_step *s, const 
     return be->ops->separable(be, src, dst, s->weights, s->radius, border_of(s, BLUR_BORDER));
 }
 
+/* Nanoseconds per channel value on the CPU backend, for --backend auto
+ * (bench/NOTES.md has the calibration: a sigma-2 blur of 4000x3000 RGB took
+ * about 0.7 s on the GPU machine's CPU). Rough by design: it only has to
+ * tell a few milliseconds from a good part of a second. */
+static double blur_cost(const gpuimg_step *s)
+{
+    return 2.0 * (2 * s->radius + 1) * 0.75; /* row and column taps */
+}
+
 static const gpuimg_param_info blur_params[] = {
     {.name = "sigma",
      .type = GPUIMG_PARAM_FLOAT,
@@ -160,6 +169,11 @@ static gpuimg_status convolve_apply(gpuimg_backend *be, const gpuimg_step *s,
     return be->ops->convolve(be, src, dst, &s->conv, border_of(s, CONV_BORDER));
 }
 
+static double convolve_cost(const gpuimg_step *s)
+{
+    return (double)s->conv.width * s->conv.height * 0.9;
+}
+
 static const gpuimg_param_info convolve_params[] = {
     {.name = "kernel",
      .type = GPUIMG_PARAM_TEXT,
@@ -207,7 +221,7 @@ static gpuimg_status transpose_apply(gpuimg_backend *be, const gpuimg_step *s,
                                      const gpuimg_planes *src, gpuimg_planes *dst)
 {
     (void)s;
-    return be->ops->transpose(be, src, dst);
+    return be->ops->move(be, src, dst, GPUIMG_MOVE_TRANSPOSE);
 }
 
 static void rotate_shape(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc)
@@ -221,7 +235,9 @@ static void rotate_shape(const gpuimg_step *s, int w, int h, int c, int *ow, int
 static gpuimg_status rotate_apply(gpuimg_backend *be, const gpuimg_step *s,
                                   const gpuimg_planes *src, gpuimg_planes *dst)
 {
-    return be->ops->rotate(be, src, dst, (int)s->value[0] + 1);
+    static const gpuimg_move turns[3] = {GPUIMG_MOVE_ROTATE90, GPUIMG_MOVE_ROTATE180,
+                                         GPUIMG_MOVE_ROTATE270};
+    return be->ops->move(be, src, dst, turns[(int)s->value[0]]);
 }
 
 static const gpuimg_param_info rotate_params[] = {
@@ -236,7 +252,8 @@ static const gpuimg_param_info rotate_params[] = {
 static gpuimg_status flip_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
                                 gpuimg_planes *dst)
 {
-    return be->ops->flip(be, src, dst, (int)s->value[0] == 0 ? GPUIMG_FLIP_H : GPUIMG_FLIP_V);
+    return be->ops->move(be, src, dst,
+                         (int)s->value[0] == 0 ? GPUIMG_MOVE_FLIP_H : GPUIMG_MOVE_FLIP_V);
 }
 
 static const gpuimg_param_info flip_params[] = {
@@ -278,39 +295,85 @@ static gpuimg_status equalize_apply(gpuimg_backend *be, const gpuimg_step *s,
     return be->ops->equalize(be, src, dst);
 }
 
+/* A few loads and stores a value (box: running sums; sobel: 3x3). */
+static double window_cost(const gpuimg_step *s)
+{
+    (void)s;
+    return 8.0;
+}
+
+/* Permutations and value maps: a load and a store a value. */
+static double pass_cost(const gpuimg_step *s)
+{
+    (void)s;
+    return 2.0;
+}
+
 #define PARAMS(a) (int)(sizeof(a) / sizeof((a)[0])), a
 
+/* The op table: one row per operation, its only source. A new operation
+ * is a row here (name, summary, parameters, shape, finish, apply, CPU cost,
+ * an example step the tests run on every backend, and whether it is a
+ * value operation, whose alpha gpuimg__step_apply passes on), a backend
+ * entry for each backend, and a golden case. */
 static const gpuimg__op ops[] = {
-    {{"blur", "separable Gaussian blur", PARAMS(blur_params)}, same_shape, blur_finish, blur_apply},
-    {{"box", "box (mean) blur", PARAMS(box_params)}, same_shape, NULL, box_apply},
-    {{"convolve", "general 2-D convolution (kernel applied as written, like filter2D)",
-      PARAMS(convolve_params)},
-     same_shape,
-     convolve_finish,
-     convolve_apply},
-    {{"sobel", "gradient magnitude sqrt(gx^2 + gy^2) of the Sobel kernels",
-      PARAMS(border_only_params)},
-     same_shape,
-     NULL,
-     sobel_apply},
-    {{"transpose", "swap rows and columns", 0, NULL}, swapped_shape, NULL, transpose_apply},
-    {{"rotate", "rotate by quarter turns, clockwise", PARAMS(rotate_params)},
-     rotate_shape,
-     NULL,
-     rotate_apply},
-    {{"flip", "mirror left-right (h) or top-bottom (v)", PARAMS(flip_params)},
-     same_shape,
-     NULL,
-     flip_apply},
-    {{"grayscale", "Rec.601 luma (RGB -> gray, RGBA -> gray+alpha)", 0, NULL},
-     gray_shape,
-     NULL,
-     grayscale_apply},
-    {{"invert", "255 - v (alpha unchanged)", 0, NULL}, same_shape, NULL, invert_apply},
-    {{"equalize", "histogram equalization per channel (alpha unchanged)", 0, NULL},
-     same_shape,
-     NULL,
-     equalize_apply},
+    {.info = {"blur", "separable Gaussian blur", PARAMS(blur_params)},
+     .shape = same_shape,
+     .finish = blur_finish,
+     .apply = blur_apply,
+     .cost = blur_cost,
+     .example = "blur:sigma=1.5,border=wrap"},
+    {.info = {"box", "box (mean) blur", PARAMS(box_params)},
+     .shape = same_shape,
+     .apply = box_apply,
+     .cost = window_cost,
+     .example = "box:radius=2,border=replicate"},
+    {.info = {"convolve", "general 2-D convolution (kernel applied as written, like filter2D)",
+              PARAMS(convolve_params)},
+     .shape = same_shape,
+     .finish = convolve_finish,
+     .apply = convolve_apply,
+     .cost = convolve_cost,
+     .example = "convolve:kernel=emboss,scale=0.5,bias=8,border=reflect"},
+    {.info = {"sobel", "gradient magnitude sqrt(gx^2 + gy^2) of the Sobel kernels",
+              PARAMS(border_only_params)},
+     .shape = same_shape,
+     .apply = sobel_apply,
+     .cost = window_cost,
+     .example = "sobel:border=constant"},
+    {.info = {"transpose", "swap rows and columns", 0, NULL},
+     .shape = swapped_shape,
+     .apply = transpose_apply,
+     .cost = pass_cost,
+     .example = "transpose"},
+    {.info = {"rotate", "rotate by quarter turns, clockwise", PARAMS(rotate_params)},
+     .shape = rotate_shape,
+     .apply = rotate_apply,
+     .cost = pass_cost,
+     .example = "rotate:angle=270"},
+    {.info = {"flip", "mirror left-right (h) or top-bottom (v)", PARAMS(flip_params)},
+     .shape = same_shape,
+     .apply = flip_apply,
+     .cost = pass_cost,
+     .example = "flip:axis=v"},
+    {.info = {"grayscale", "Rec.601 luma (RGB -> gray, RGBA -> gray+alpha)", 0, NULL},
+     .shape = gray_shape,
+     .apply = grayscale_apply,
+     .cost = pass_cost,
+     .example = "grayscale",
+     .value_op = 1},
+    {.info = {"invert", "255 - v (alpha unchanged)", 0, NULL},
+     .shape = same_shape,
+     .apply = invert_apply,
+     .cost = pass_cost,
+     .example = "invert",
+     .value_op = 1},
+    {.info = {"equalize", "histogram equalization per channel (alpha unchanged)", 0, NULL},
+     .shape = same_shape,
+     .apply = equalize_apply,
+     .cost = pass_cost,
+     .example = "equalize",
+     .value_op = 1},
 };
 
 #define NOPS (int)(sizeof ops / sizeof ops[0])
@@ -328,34 +391,22 @@ static const gpuimg__op *find_op(const char *name, size_t len)
     return NULL;
 }
 
+const char *gpuimg__op_example(int index)
+{
+    return index >= 0 && index < NOPS ? ops[index].example : NULL;
+}
+
 const gpuimg_op_info *gpuimg_op_find(const char *name)
 {
     const gpuimg__op *op = find_op(name, strlen(name));
     return op ? &op->info : NULL;
 }
 
-/* ---- the CPU's cost, for --backend auto ----
- * Nanoseconds per channel value on the CPU backend, calibrated on the GPU
- * machine's CPU (bench/NOTES.md: a sigma-2 blur of 4000x3000 RGB took about
- * 0.7 s, a 1024x1024 compare about 0.35 s). Rough by design: it only has to
- * tell a few milliseconds from a good part of a second. */
-static double step_cpu_ns(const gpuimg_step *s)
-{
-    const char *op = s->op->info.name;
-    if (strcmp(op, "blur") == 0)
-        return 2.0 * (2 * s->radius + 1) * 0.75; /* row and column taps */
-    if (strcmp(op, "convolve") == 0)
-        return (double)s->conv.width * s->conv.height * 0.9;
-    if (strcmp(op, "box") == 0 || strcmp(op, "sobel") == 0)
-        return 8.0;
-    return 2.0; /* permutations and value maps */
-}
-
 double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps)
 {
     double ns = 2.0; /* the copies in and out of planes */
     for (int i = 0; i < nsteps; i++)
-        ns += step_cpu_ns(steps[i]);
+        ns += steps[i]->op->cost(steps[i]);
     return ns;
 }
 
@@ -574,8 +625,22 @@ gpuimg_status gpuimg__step_apply(gpuimg_ctx *ctx, gpuimg_backend *be, const gpui
     gpuimg_status st = be->ops->planes_alloc(be, dst, w, h, c);
     if (st == GPUIMG_OK && poison >= 0)
         st = be->ops->planes_fill(be, dst, (uint8_t)poison);
-    if (st == GPUIMG_OK)
+    if (st == GPUIMG_OK && s->op->value_op) {
+        /* SPEC §2: value operations leave alpha (the last of 2 or 4 planes)
+         * alone. Done here once: the backend sees the colour planes, and
+         * alpha is copied. */
+        int alpha = src->channels % 2 == 0;
+        gpuimg_planes colour_src = *src, colour_dst = *dst;
+        colour_src.channels -= alpha;
+        colour_dst.channels -= alpha;
+        st = s->op->apply(be, s, &colour_src, &colour_dst);
+        if (st == GPUIMG_OK && alpha)
+            st = be->ops->copy_plane(be, src->plane[src->channels - 1],
+                                     dst->plane[dst->channels - 1],
+                                     (size_t)src->width * (size_t)src->height);
+    } else if (st == GPUIMG_OK) {
         st = s->op->apply(be, s, src, dst);
+    }
     if (st != GPUIMG_OK) {
         be->ops->planes_free(be, dst);
         return gpuimg__backend_fail(ctx, st, s->op->info.name);

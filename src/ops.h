@@ -30,7 +30,18 @@ struct gpuimg__op {
     gpuimg_status (*finish)(gpuimg_ctx *ctx, gpuimg_step *s);
     gpuimg_status (*apply)(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
                            gpuimg_planes *dst);
+    /* Nanoseconds per channel value on the CPU backend (--backend auto). */
+    double (*cost)(const gpuimg_step *s);
+    /* A step with parameters other than the defaults: the tests run it on
+     * every backend, through the STEP syntax. */
+    const char *example;
+    /* 1: a value operation: apply sees colour planes only, and alpha is
+     * copied (gpuimg__step_apply), for every backend alike. */
+    int value_op;
 };
+
+/* The example step of the op table's row index, or NULL past the end. */
+const char *gpuimg__op_example(int index);
 
 /* Runs one finished step through the backend: dst is allocated here with the
  * step's output shape; when poison >= 0 it is filled with that byte first

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ops.h"
 #include "testutil.h"
 
 /* 300 x 131 and 259 x 140 have tiles wholly inside the image (the fused
@@ -122,6 +123,10 @@ START_TEST(every_step)
         tu_random_image(&in, w, h, c, (unsigned)(1000 + 10 * _i + c));
         for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++)
             same_step(cpu, gpu, plain[k], &in);
+        /* and every row of the op table, by its example: a new operation is
+         * held to the CPU here without anyone listing it */
+        for (int k = 0; gpuimg__op_example(k); k++)
+            same_step(cpu, gpu, gpuimg__op_example(k), &in);
         /* The filters run plane by plane, the same launch whatever the
          * channel count (the layouts are covered above): one count is
          * enough, and keeps the suite quick under compute-sanitizer. The

@@ -232,6 +232,50 @@ START_TEST(op_table_lookup)
 }
 END_TEST
 
+/* Every row of the op table: its example is a step of its own name that
+ * parses and finishes, gives the shape its op promises on every channel
+ * count, writes every output value (poisoned twice), leaves alpha alone
+ * when it is a value operation, and has a CPU cost for --backend auto. */
+START_TEST(every_row_by_example)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    int rows = 0;
+    for (int i = 0; gpuimg_op_at(i); i++, rows++) {
+        const char *example = gpuimg__op_example(i), *name = gpuimg_op_at(i)->name;
+        ck_assert_msg(example && strncmp(example, name, strlen(name)) == 0, "%s: example %s", name,
+                      example ? example : "(none)");
+        gpuimg_step *step;
+        ck_assert_msg(gpuimg_step_parse(ctx, example, &step) == GPUIMG_OK, "%s: %s", example,
+                      gpuimg_ctx_error(ctx));
+        ck_assert_int_eq(gpuimg_step_finish(ctx, step), GPUIMG_OK);
+        ck_assert_msg(step->op->cost(step) > 0, "%s: no cost", example);
+        int value_op = step->op->value_op;
+        gpuimg_step_free(step);
+        for (int c = 1; c <= 4; c++) {
+            gpuimg_image in, out[2];
+            tu_random_image(&in, 13, 7, c, (unsigned)(i * 4 + c));
+            char err[256], msg[256];
+            for (int p = 0; p < 2; p++)
+                ck_assert_msg(tu_apply(ctx, example, &in, p ? 0xFF : 0x00, &out[p], err,
+                                       sizeof err) == GPUIMG_OK,
+                              "%s: %s", example, err);
+            ck_assert_msg(tu_images_agree(&out[0], &out[1], 1, msg, sizeof msg),
+                          "%s on %d channels leaves pixels unwritten: %s", example, c, msg);
+            if (value_op && c % 2 == 0) /* alpha: the last channel, unchanged */
+                for (size_t k = 0; k < 13 * 7; k++)
+                    ck_assert_int_eq(
+                        out[0].data[k * (size_t)out[0].channels + (size_t)out[0].channels - 1],
+                        in.data[k * (size_t)c + (size_t)c - 1]);
+            gpuimg_image_free(&in);
+            gpuimg_image_free(&out[0]);
+            gpuimg_image_free(&out[1]);
+        }
+    }
+    ck_assert_int_eq(rows, 10);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *steps_suite(void)
 {
     Suite *s = suite_create("steps");
@@ -243,6 +287,7 @@ Suite *steps_suite(void)
     tcase_add_test(tc, normalize_rule);
     tcase_add_test(tc, finite_extremes);
     tcase_add_test(tc, op_table_lookup);
+    tcase_add_test(tc, every_row_by_example);
     suite_add_tcase(s, tc);
     return s;
 }

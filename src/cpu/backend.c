@@ -67,6 +67,13 @@ static gpuimg_status cpu_planes_fill(gpuimg_backend *be, gpuimg_planes *p, uint8
     return GPUIMG_OK;
 }
 
+static gpuimg_status cpu_copy_plane(gpuimg_backend *be, const uint8_t *src, uint8_t *dst, size_t n)
+{
+    (void)be;
+    memcpy(dst, src, n);
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst)
 {
     (void)be;
@@ -103,13 +110,11 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .box = gpuimg__cpu_box,
     .convolve = gpuimg__cpu_convolve,
     .sobel = gpuimg__cpu_sobel,
-    .transpose = gpuimg__cpu_transpose,
-    .rotate = gpuimg__cpu_rotate,
-    .flip = gpuimg__cpu_flip,
+    .move = gpuimg__cpu_move,
     .grayscale = gpuimg__cpu_grayscale,
     .invert = gpuimg__cpu_invert,
     .equalize = gpuimg__cpu_equalize,
+    .copy_plane = cpu_copy_plane,
     .histogram = gpuimg__cpu_histogram,
-    .stats = gpuimg__cpu_stats,
     .compare = gpuimg__cpu_compare,
 };

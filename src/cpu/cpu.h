@@ -23,12 +23,8 @@ gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src,
                                    const gpuimg_conv *k, gpuimg_border border);
 gpuimg_status gpuimg__cpu_sobel(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                 gpuimg_border border);
-gpuimg_status gpuimg__cpu_transpose(gpuimg_backend *be, const gpuimg_planes *src,
-                                    gpuimg_planes *dst);
-gpuimg_status gpuimg__cpu_rotate(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                                 int quarter_turns_cw);
-gpuimg_status gpuimg__cpu_flip(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                               int axis);
+gpuimg_status gpuimg__cpu_move(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                               gpuimg_move move);
 gpuimg_status gpuimg__cpu_grayscale(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
@@ -36,7 +32,6 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_histogram(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_histogram *out);
-gpuimg_status gpuimg__cpu_stats(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_stats *out);
 gpuimg_status gpuimg__cpu_compare(gpuimg_backend *be, const gpuimg_planes *a,
                                   const gpuimg_planes *b, int fuzz, gpuimg_compare_result *out);
 

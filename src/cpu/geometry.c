@@ -45,26 +45,13 @@ static gpuimg_status permute(const gpuimg_planes *src, gpuimg_planes *dst, place
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__cpu_transpose(gpuimg_backend *be, const gpuimg_planes *src,
-                                    gpuimg_planes *dst)
+gpuimg_status gpuimg__cpu_move(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                               gpuimg_move move)
 {
     (void)be;
-    return permute(src, dst, place_transpose);
-}
-
-gpuimg_status gpuimg__cpu_rotate(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                                 int quarter_turns_cw)
-{
-    (void)be;
-    return permute(src, dst,
-                   quarter_turns_cw == 1   ? place_rotate90
-                   : quarter_turns_cw == 2 ? place_rotate180
-                                           : place_rotate270);
-}
-
-gpuimg_status gpuimg__cpu_flip(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                               int axis)
-{
-    (void)be;
-    return permute(src, dst, axis == GPUIMG_FLIP_H ? place_flip_h : place_flip_v);
+    static const place_fn places[] = {
+        [GPUIMG_MOVE_TRANSPOSE] = place_transpose, [GPUIMG_MOVE_ROTATE90] = place_rotate90,
+        [GPUIMG_MOVE_ROTATE180] = place_rotate180, [GPUIMG_MOVE_ROTATE270] = place_rotate270,
+        [GPUIMG_MOVE_FLIP_H] = place_flip_h,       [GPUIMG_MOVE_FLIP_V] = place_flip_v};
+    return permute(src, dst, places[move]);
 }

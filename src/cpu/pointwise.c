@@ -1,21 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Value operations: luma, inversion, histogram equalization. Alpha (the
- * last channel of 2 or 4) passes through unchanged. */
+/* Value operations: luma, inversion, histogram equalization, on colour
+ * planes (the op table passes alpha through, once for every backend). */
 #include <string.h>
 
 #include "cpu.h"
-
-static int has_alpha(const gpuimg_planes *p)
-{
-    return p->channels % 2 == 0;
-}
-
-static void copy_alpha(const gpuimg_planes *src, gpuimg_planes *dst)
-{
-    if (has_alpha(src))
-        memcpy(dst->plane[dst->channels - 1], src->plane[src->channels - 1],
-               gpuimg__plane_size(src));
-}
 
 gpuimg_status gpuimg__cpu_grayscale(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_planes *dst)
@@ -29,7 +17,6 @@ gpuimg_status gpuimg__cpu_grayscale(gpuimg_backend *be, const gpuimg_planes *src
         for (size_t i = 0; i < n; i++)
             dst->plane[0][i] = gpuimg__luma(r[i], g[i], b[i]);
     }
-    copy_alpha(src, dst);
     return GPUIMG_OK;
 }
 
@@ -37,11 +24,9 @@ gpuimg_status gpuimg__cpu_invert(gpuimg_backend *be, const gpuimg_planes *src, g
 {
     (void)be;
     size_t n = gpuimg__plane_size(src);
-    int colors = src->channels - has_alpha(src);
-    for (int c = 0; c < colors; c++)
+    for (int c = 0; c < src->channels; c++)
         for (size_t i = 0; i < n; i++)
             dst->plane[c][i] = (uint8_t)(255 - src->plane[c][i]);
-    copy_alpha(src, dst);
     return GPUIMG_OK;
 }
 
@@ -68,8 +53,7 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
 {
     (void)be;
     size_t n = gpuimg__plane_size(src);
-    int colors = src->channels - has_alpha(src);
-    for (int c = 0; c < colors; c++) {
+    for (int c = 0; c < src->channels; c++) {
         uint64_t hist[256] = {0};
         uint8_t lut[256];
         for (size_t i = 0; i < n; i++)
@@ -78,6 +62,5 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
         for (size_t i = 0; i < n; i++)
             dst->plane[c][i] = lut[src->plane[c][i]];
     }
-    copy_alpha(src, dst);
     return GPUIMG_OK;
 }
