@@ -141,7 +141,7 @@ static int op_histogram_uniform(bench_ctx *c, void *a, int i)
     return histograms(c, (scratch *)a, c->uniform[i % BENCH_BUFFERS]);
 }
 // stats is the histogram: min, max, median and the exact sums come from its
-// 256 bins per plane on the host (kernels/cuda_backend.cu, cuda_stats).
+// 256 bins per plane on the host (src/backend_common.c, gpuimg__stats_from_histogram).
 static int op_stats(bench_ctx *c, void *a, int i)
 {
     return histograms(c, (scratch *)a, c->in[i % BENCH_BUFFERS].plane);
@@ -178,8 +178,7 @@ static int op_compare(bench_ctx *c, void *a, int i)
             cudaSuccess)
         return 1;
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_ssim(pa[k], pb[k], BENCH_W, BENCH_H, s->tmp, s->ssim, c->stream) !=
-            cudaSuccess)
+        if (gpuimg__cuda_ssim(pa[k], pb[k], BENCH_W, BENCH_H, s->ssim, c->stream) != cudaSuccess)
             return 1;
     return 0;
 }

@@ -270,7 +270,7 @@ __device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, i
 // as the reference: ((2 ux uy + c1)(2 vxy + c2)) / ((ux² + uy² + c1)(vx + vy + c2)).
 __device__ __forceinline__ double ssim_pixel(const double m[SSIM_QUANTITIES], const SsimParams &p)
 {
-    const double c1 = (0.01 * 255) * (0.01 * 255);
+    const double c1 = GPUIMG_SSIM_C1;
     double ux = m[0] - p.mean_offset, uy = m[1] - p.mean_offset;
     double uxuy = ux * uy;
     double num1 = fma(2.0, uxuy, c1);
@@ -385,19 +385,9 @@ extern "C" cudaError_t gpuimg__cuda_diff_metrics(gpuimg_dplanes a, gpuimg_dplane
     return cudaGetLastError();
 }
 
-// The fused kernel needs no scratch; the query still answers non-zero for
-// every image that has SSIM, since the caller reads 0 as "no SSIM".
-extern "C" size_t gpuimg__cuda_ssim_scratch(int w, int h)
-{
-    if (w < SSIM_TAPS || h < SSIM_TAPS)
-        return 0;
-    return sizeof(double);
-}
-
 extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h,
-                                         void *d_tmp, double *d_ssim_sum, cudaStream_t stream)
+                                         double *d_ssim_sum, cudaStream_t stream)
 {
-    (void)d_tmp;
     if (w < SSIM_TAPS || h < SSIM_TAPS)
         return cudaSuccess;
     SsimParams p;
@@ -409,7 +399,7 @@ extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
     }
     for (int k = 0; k < SSIM_TAPS; k++)
         taps += p.g[k];
-    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    const double c1 = GPUIMG_SSIM_C1, c2 = GPUIMG_SSIM_C2;
     p.mean_offset = 512.0 * pairs * taps;
     p.sq_offset = 131072.0 * pairs * taps;
     p.k_den2 = c1 + c2 - 2 * p.sq_offset;

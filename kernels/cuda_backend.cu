@@ -454,22 +454,16 @@ gpuimg_status cuda_compare(gpuimg_backend *be, const gpuimg_planes *a, const gpu
     CudaBackend *cb = cuda(be);
     unsigned long long *results = cb->d_small + SMALL_COUNTS;
     int w = a->width, h = a->height;
-    size_t ssim_bytes = gpuimg__cuda_ssim_scratch(w, h);
+    int has_ssim = w >= GPUIMG_SSIM_TAPS && h >= GPUIMG_SSIM_TAPS;
     TRY(cb, "cudaMemsetAsync (compare)",
         cudaMemsetAsync(results, 0, 4 * sizeof(unsigned long long), cb->stream));
     TRY(cb, "cudaMemsetAsync (ssim)", cudaMemsetAsync(cb->d_ssim, 0, sizeof(double), cb->stream));
     LAUNCH(cb, "compare",
            gpuimg__cuda_diff_metrics(dplanes(a), dplanes(b), a->channels, npix(a), fuzz, results,
                                      cb->stream));
-    if (ssim_bytes) {
-        gpuimg_status st = reserve_scratch(cb, ssim_bytes);
-        if (st != GPUIMG_OK)
-            return st;
-        for (int c = 0; c < a->channels; c++)
-            LAUNCH(cb, "ssim",
-                   gpuimg__cuda_ssim(a->plane[c], b->plane[c], w, h, cb->d_scratch, cb->d_ssim,
-                                     cb->stream));
-    }
+    for (int c = 0; has_ssim && c < a->channels; c++)
+        LAUNCH(cb, "ssim",
+               gpuimg__cuda_ssim(a->plane[c], b->plane[c], w, h, cb->d_ssim, cb->stream));
     unsigned long long r[4];
     double ssim_total = 0.0;
     TRY(cb, "cudaMemcpy (compare)",
@@ -480,9 +474,9 @@ gpuimg_status cuda_compare(gpuimg_backend *be, const gpuimg_planes *a, const gpu
     TRY(cb, "cudaStreamSynchronize (compare)", cudaStreamSynchronize(cb->stream));
     // The device sums each channel's SSIM map; SPEC averages each map over its
     // pixels, then over channels.
-    double map_pixels = ssim_bytes ? (double)(w - 10) * (double)(h - 10) : 1.0;
+    double map_pixels = has_ssim ? (double)(w - 10) * (double)(h - 10) : 1.0;
     gpuimg__compare_finish(out, w, h, a->channels, (int)r[0], r[1], r[2], r[3],
-                           ssim_total / map_pixels, ssim_bytes != 0);
+                           ssim_total / map_pixels, has_ssim);
     return GPUIMG_OK;
 }
 

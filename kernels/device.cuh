@@ -49,13 +49,6 @@ __device__ __forceinline__ unsigned int warp_reduce_max_u32(unsigned int v)
     return v;
 }
 
-__device__ __forceinline__ unsigned int warp_reduce_min_u32(unsigned int v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = min(v, __shfl_down_sync(0xffffffffu, v, offset));
-    return v;
-}
-
 __device__ __forceinline__ double warp_reduce_sum_f64(double v)
 {
     for (int offset = 16; offset > 0; offset >>= 1)

@@ -84,8 +84,7 @@ cudaError_t gpuimg__cuda_equalize(const uint8_t *d_src, uint8_t *d_dst, size_t n
  * SSIM of one channel added into *d_ssim_sum (the caller divides). */
 cudaError_t gpuimg__cuda_diff_metrics(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n,
                                       int fuzz, unsigned long long *d_out, cudaStream_t stream);
-size_t gpuimg__cuda_ssim_scratch(int w, int h);
-cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h, void *d_tmp,
+cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h,
                               double *d_ssim_sum, cudaStream_t stream);
 
 #ifdef __cplusplus

@@ -109,6 +109,9 @@ void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channe
 /* SSIM's window (SPEC §3): Gaussian σ = 1.5, radius 5, normalized. */
 #define GPUIMG_SSIM_RADIUS 5
 #define GPUIMG_SSIM_TAPS (2 * GPUIMG_SSIM_RADIUS + 1)
+/* and its constants, (K1 L)² and (K2 L)² with K1 = 0.01, K2 = 0.03, L = 255 */
+#define GPUIMG_SSIM_C1 ((0.01 * 255) * (0.01 * 255))
+#define GPUIMG_SSIM_C2 ((0.03 * 255) * (0.03 * 255))
 void gpuimg__ssim_window(double g[GPUIMG_SSIM_TAPS]);
 
 /* Every backend instance starts with this header. */

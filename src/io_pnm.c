@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arith.h"
 #include "io.h"
 
 static int is_space(uint8_t c)
@@ -148,8 +149,7 @@ gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
                 d[1] = s[color ? 1 : 0];
                 d[2] = s[color ? 2 : 0];
             } else {
-                d[0] =
-                    color ? (uint8_t)((299 * s[0] + 587 * s[1] + 114 * s[2] + 500) / 1000) : s[0];
+                d[0] = color ? gpuimg__luma(s[0], s[1], s[2]) : s[0];
             }
         }
         ok = fwrite(row, 1, row_bytes, f) == row_bytes;

@@ -3,6 +3,7 @@
  * compare (with its difference picture), and the histogram's bar chart. */
 #include <string.h>
 
+#include "arith.h"
 #include "backend.h"
 #include "image.h"
 #include "internal.h"
@@ -61,7 +62,7 @@ static gpuimg_status diff_picture(const gpuimg_image *a, const gpuimg_image *b, 
             d[0] = 255;
             d[1] = d[2] = 0;
         } else {
-            int y = cn >= 3 ? (299 * pa[0] + 587 * pa[1] + 114 * pa[2] + 500) / 1000 : pa[0];
+            int y = cn >= 3 ? gpuimg__luma(pa[0], pa[1], pa[2]) : pa[0];
             d[0] = d[1] = d[2] = (uint8_t)(85 + (y + 1) / 3);
         }
     }

@@ -177,7 +177,7 @@ int cmd_batch(cli *c, int argc, char **argv)
     struct batch_cli b;
     memset(&b, 0, sizeof b);
     b.opt.shard_count = 1;
-    const cli_spec spec = {opts, 6, batch_option, &b, batch_help, 0};
+    const cli_spec spec = {opts, sizeof opts / sizeof opts[0], batch_option, &b, batch_help, 0};
     char **pos;
     int npos;
     int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);

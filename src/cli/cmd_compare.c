@@ -200,7 +200,7 @@ int cmd_compare(cli *c, int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
     };
     struct compare_opts o = {0};
-    const cli_spec spec = {opts, 7, compare_option, &o, compare_help, 0};
+    const cli_spec spec = {opts, sizeof opts / sizeof opts[0], compare_option, &o, compare_help, 0};
     char **pos;
     int npos;
     int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);

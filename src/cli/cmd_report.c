@@ -95,7 +95,8 @@ int cmd_histogram(cli *c, int argc, char **argv)
                                          {"csv", no_argument, NULL, OPT_CSV},
                                          {"plot", required_argument, NULL, OPT_PLOT}};
     struct report_opts r = {0};
-    const cli_spec spec = {opts, 3, report_option, &r, histogram_help, 0};
+    const cli_spec spec = {opts, sizeof opts / sizeof opts[0], report_option, &r, histogram_help,
+                           0};
     gpuimg_image img;
     const char *in;
     int rc = load_one(c, argc, argv, &spec, &img, &in);
@@ -161,7 +162,7 @@ int cmd_stats(cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON}};
     struct report_opts r = {0};
-    const cli_spec spec = {opts, 1, report_option, &r, stats_help, 0};
+    const cli_spec spec = {opts, sizeof opts / sizeof opts[0], report_option, &r, stats_help, 0};
     gpuimg_image img;
     const char *in;
     int rc = load_one(c, argc, argv, &spec, &img, &in);

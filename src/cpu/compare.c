@@ -28,7 +28,7 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
     double g[SSIM_TAPS];
     gpuimg__ssim_window(g);
 
-    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    const double c1 = GPUIMG_SSIM_C1, c2 = GPUIMG_SSIM_C2;
     double total = 0.0;
     for (int r = 0; r < h; r++) {
         /* horizontal sums of row r into ring slot r % SSIM_TAPS */
