@@ -524,8 +524,20 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        snprintf(msg, msglen, "no CUDA device (%s)",
-                 err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+        // cudart says "driver version is insufficient" when there is no
+        // driver at all; the driver's version (0: none) tells them apart.
+        int driver = 0, runtime = 0;
+        cudaDriverGetVersion(&driver);
+        cudaRuntimeGetVersion(&runtime);
+        if (err == cudaErrorInsufficientDriver && driver == 0)
+            snprintf(msg, msglen, "no NVIDIA driver");
+        else if (err == cudaErrorInsufficientDriver)
+            snprintf(msg, msglen,
+                     "the NVIDIA driver (CUDA %d.%d) is older than gpuimg's CUDA %d.%d",
+                     driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+        else
+            snprintf(msg, msglen, "no CUDA device (%s)",
+                     err != cudaSuccess ? cudaGetErrorString(err) : "none found");
         cudaGetLastError();
         return GPUIMG_ERR_NO_DEVICE;
     }

@@ -205,7 +205,7 @@ int cmd_stats(cli *c, int argc, char **argv)
 
 static void info_help(void)
 {
-    printf("usage: gpuimg info\n  the version, the backends (with the GPU's name, memory and\n"
+    printf("usage: gpuimg info\n  the version, the backends (every GPU with its name, memory and\n"
            "  compute capability when CUDA is usable), and the codec libraries.\n");
 }
 
@@ -231,9 +231,13 @@ int cmd_info(cli *c, int argc, char **argv)
             printf("  %-5s not probed (--backend cpu never touches the CUDA runtime)\n", names[i]);
             continue;
         }
-        gpuimg_status st = gpuimg_backend_probe(names[i], c->cfg.device, text, sizeof text);
+        gpuimg_status st = gpuimg_backend_probe(names[i], 0, text, sizeof text);
         printf("  %-5s %s%s\n", names[i],
                st == GPUIMG_OK ? "available: " : "not available: ", text);
+        /* every GPU: device 1, 2, ... until one is not there */
+        for (int d = 1; i == 1 && st == GPUIMG_OK && d < 1024; d++)
+            if ((st = gpuimg_backend_probe(names[i], d, text, sizeof text)) == GPUIMG_OK)
+                printf("  %-5s available: %s\n", "", text);
     }
     printf("codecs: %s\n", gpuimg_codec_versions());
     return 0;
