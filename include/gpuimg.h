@@ -287,6 +287,9 @@ typedef struct gpuimg_batch_event {
     const char *input, *output;
     const char *error;        /* FAILED: one line naming the file */
     uint64_t finished, total; /* files finished so far, of all selected */
+    /* bytes of the inputs finished (done or failed) so far, of all those to
+     * do (skipped files are in neither): an ETA that large files weigh */
+    uint64_t bytes_done, bytes_total;
 } gpuimg_batch_event;
 
 typedef struct gpuimg_batch_options {
@@ -306,6 +309,7 @@ typedef struct gpuimg_batch_options {
 
 typedef struct gpuimg_batch_summary {
     uint64_t total, processed, failed, skipped;
+    uint64_t ignored; /* files in the folder(s) that are not images */
     double seconds;
     int cancelled; /* gpuimg_batch_cancel() stopped it */
 } gpuimg_batch_summary;

@@ -148,7 +148,9 @@ typedef struct batch {
     /* events and counts */
     pthread_mutex_t report_lock;
     gpuimg_batch_summary sum;
-    uint64_t finished;
+    uint64_t finished, bytes_done;
+    /* --time: every worker's stages, summed (under report_lock) */
+    double stage_ms[GPUIMG_STAGE_COUNT];
 } batch;
 
 typedef struct worker {
@@ -167,6 +169,8 @@ static void report(batch *b, size_t index, gpuimg_batch_outcome outcome, const c
 {
     pthread_mutex_lock(&b->report_lock);
     b->finished++;
+    if (outcome != GPUIMG_BATCH_SKIPPED)
+        b->bytes_done += b->plan.bytes[index];
     if (outcome == GPUIMG_BATCH_DONE)
         b->sum.processed++;
     else if (outcome == GPUIMG_BATCH_FAILED)
@@ -178,8 +182,9 @@ static void report(batch *b, size_t index, gpuimg_batch_outcome outcome, const c
     if (b->opt->on_event) {
         char input[PATH_BUF];
         snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[index]);
-        gpuimg_batch_event ev = {outcome, input,       b->plan.outputs[index],
-                                 error,   b->finished, b->sum.total};
+        gpuimg_batch_event ev = {
+            outcome,     input,        b->plan.outputs[index], error,
+            b->finished, b->sum.total, b->bytes_done,          b->plan.total_bytes};
         b->opt->on_event(b->opt->user, &ev);
     }
     pthread_mutex_unlock(&b->report_lock);
@@ -243,6 +248,19 @@ static void *decode_worker(void *arg)
 
 static void encode_job(gpuimg_task *task);
 
+/* A worker context's stages into the batch's sums (--time). */
+static void add_timings(batch *b, const gpuimg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    double ms[GPUIMG_STAGE_COUNT];
+    gpuimg_ctx_timings(ctx, ms);
+    pthread_mutex_lock(&b->report_lock);
+    for (int s = 0; s < GPUIMG_STAGE_COUNT; s++)
+        b->stage_ms[s] += ms[s];
+    pthread_mutex_unlock(&b->report_lock);
+}
+
 static void *device_worker(void *arg)
 {
     worker *w = arg;
@@ -297,6 +315,7 @@ static void encode_job(gpuimg_task *task)
         else
             report(b, it->index, GPUIMG_BATCH_DONE, NULL);
     }
+    add_timings(b, ctx);
     gpuimg_ctx_destroy(ctx);
     gate_leave(b, it); /* frees the item, and with it this task */
 }
@@ -472,10 +491,14 @@ static void run_stop(batch *b, run *r)
             pthread_join(r->dv.dev[i].thread, NULL);
     gpuimg__pool_destroy(b->pool); /* after the last job was queued */
     queue_destroy(&b->to_device);
-    for (int i = 0; r->dec && i < r->jobs; i++)
+    for (int i = 0; r->dec && i < r->jobs; i++) {
+        add_timings(b, r->dec[i].ctx);
         gpuimg_ctx_destroy(r->dec[i].ctx);
-    for (int i = 0; i < r->dv.ndev; i++)
+    }
+    for (int i = 0; i < r->dv.ndev; i++) {
+        add_timings(b, r->dv.dev[i].ctx);
         gpuimg_ctx_destroy(r->dv.dev[i].ctx);
+    }
     free(r->dec);
     free(r->dv.dev);
 }
@@ -496,12 +519,13 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_cond_init(&b.gate_open, NULL);
     pthread_mutex_init(&b.report_lock, NULL);
     b.sum.total = b.plan.files.n;
+    b.sum.ignored = b.plan.ignored;
     /* Unreadable subfolders: failures, reported like files (not in total). */
     for (size_t i = 0; i < b.plan.bad_folders.n; i++) {
         b.sum.failed++;
         if (opt->on_event) {
             const char *why = b.plan.bad_folders.rel[i];
-            gpuimg_batch_event ev = {GPUIMG_BATCH_FAILED, why, NULL, why, 0, 0};
+            gpuimg_batch_event ev = {GPUIMG_BATCH_FAILED, why, NULL, why, 0, 0, 0, 0};
             opt->on_event(opt->user, &ev);
         }
     }
@@ -525,6 +549,8 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
      * was being set up still stops it. */
     b.sum.cancelled = atomic_exchange(&batch_cancelled, 0);
     b.sum.seconds = (gpuimg__now_ms() - t0) / 1000.0;
+    for (int s = 0; s < GPUIMG_STAGE_COUNT; s++) /* --time: the workers' stages, summed */
+        ctx->stage_ms[s] += b.stage_ms[s];
     *summary = b.sum;
     return st;
 }

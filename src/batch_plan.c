@@ -41,7 +41,7 @@ void gpuimg__file_list_free(gpuimg__file_list *l)
 /* Collects the image files under root/rel. */
 static gpuimg_status walk_folder(gpuimg_ctx *ctx, const char *root, const char *rel, int recursive,
                                  const struct stat *skip, gpuimg__file_list *out,
-                                 gpuimg__file_list *bad_folders)
+                                 gpuimg__file_list *bad_folders, uint64_t *ignored)
 {
     /* On the heap: a tree hundreds of folders deep recurses that deep. */
     struct {
@@ -78,9 +78,11 @@ static gpuimg_status walk_folder(gpuimg_ctx *ctx, const char *root, const char *
             continue;
         if (S_ISDIR(sb.st_mode)) { /* symbolic links to folders are not followed: no loops */
             if (recursive && !(skip && sb.st_dev == skip->st_dev && sb.st_ino == skip->st_ino))
-                st = walk_folder(ctx, root, child, recursive, skip, out, bad_folders);
+                st = walk_folder(ctx, root, child, recursive, skip, out, bad_folders, ignored);
         } else if (gpuimg_is_image_path(e->d_name)) {
             st = list_add(ctx, out, child);
+        } else if (S_ISREG(sb.st_mode)) {
+            ++*ignored;
         }
     }
     closedir(d);
@@ -111,9 +113,10 @@ static void output_path(const char *out_dir, const char *rel, gpuimg_format form
 
 gpuimg_status gpuimg__walk(gpuimg_ctx *ctx, const char *root, int recursive,
                            const struct stat *skip, gpuimg__file_list *files,
-                           gpuimg__file_list *bad)
+                           gpuimg__file_list *bad, uint64_t *ignored)
 {
-    gpuimg_status st = walk_folder(ctx, root, "", recursive, skip, files, bad);
+    *ignored = 0;
+    gpuimg_status st = walk_folder(ctx, root, "", recursive, skip, files, bad, ignored);
     if (st == GPUIMG_OK && files->n) /* empty: rel is NULL, which qsort may not take */
         qsort(files->rel, files->n, sizeof *files->rel, by_path);
     return st;
@@ -226,6 +229,7 @@ void gpuimg__plan_free(gpuimg__plan *plan)
         free(plan->outputs[i]);
     free(plan->outputs);
     free(plan->skip);
+    free(plan->bytes);
     gpuimg__file_list_free(&plan->files);
     gpuimg__file_list_free(&plan->bad_folders);
     memset(plan, 0, sizeof *plan);
@@ -243,7 +247,7 @@ gpuimg_status gpuimg__plan_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *op
     gpuimg_status st = check_dirs(ctx, opt, &out_sb);
     if (st == GPUIMG_OK)
         st = gpuimg__walk(ctx, opt->in_dir, opt->recursive, &out_sb, &plan->files,
-                          &plan->bad_folders);
+                          &plan->bad_folders, &plan->ignored);
     if (st == GPUIMG_OK)
         st = plan_outputs(ctx, opt, plan);
     if (st != GPUIMG_OK) {
@@ -264,7 +268,8 @@ gpuimg_status gpuimg__plan_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *op
         }
     }
     plan->files.n = kept;
-    if (!(plan->skip = calloc(kept ? kept : 1, 1))) {
+    if (!(plan->skip = calloc(kept ? kept : 1, 1)) ||
+        !(plan->bytes = calloc(kept ? kept : 1, sizeof *plan->bytes))) {
         gpuimg__plan_free(plan);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "out of memory");
     }
@@ -276,6 +281,14 @@ gpuimg_status gpuimg__plan_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *op
             plan->skip[i] = 1;
             plan->skipped++;
         }
+    }
+    for (size_t i = 0; i < kept; i++) { /* the work left, in bytes read: for the ETA */
+        char in[PATH_BUF];
+        snprintf(in, sizeof in, "%s/%s", opt->in_dir, plan->files.rel[i]);
+        struct stat si;
+        plan->bytes[i] = stat(in, &si) == 0 && si.st_size > 0 ? (uint64_t)si.st_size : 1;
+        if (!plan->skip[i])
+            plan->total_bytes += plan->bytes[i];
     }
     return GPUIMG_OK;
 }

@@ -26,10 +26,11 @@ void gpuimg__file_list_free(gpuimg__file_list *l);
  * by relative path; subfolders only with recursive, never the folder skip
  * (its device and inode; NULL for none: so OUT_DIR inside IN_DIR is not
  * read back), never through a symbolic link. An unreadable subfolder is
- * listed in bad ("PATH: why (folder skipped)"); an unreadable root fails. */
+ * listed in bad ("PATH: why (folder skipped)"); an unreadable root fails.
+ * Other regular files (not hidden) are counted in *ignored. */
 gpuimg_status gpuimg__walk(gpuimg_ctx *ctx, const char *root, int recursive,
                            const struct stat *skip, gpuimg__file_list *files,
-                           gpuimg__file_list *bad);
+                           gpuimg__file_list *bad, uint64_t *ignored);
 
 typedef struct gpuimg__plan {
     gpuimg__file_list files;       /* this shard's inputs, relative to IN_DIR, sorted */
@@ -37,6 +38,8 @@ typedef struct gpuimg__plan {
     unsigned char *skip;           /* 1: --skip-existing leaves it (its output is newer) */
     size_t skipped;                /* how many are */
     gpuimg__file_list bad_folders; /* unreadable subfolders, as messages */
+    uint64_t ignored;              /* files that are not images */
+    uint64_t *bytes, total_bytes;  /* each input's size; those not skipped, summed */
     int out_dir_exists;
 } gpuimg__plan;
 

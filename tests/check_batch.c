@@ -148,6 +148,30 @@ START_TEST(plan_alone)
 }
 END_TEST
 
+/* The summary a person reads: the files ignored counted, the failed ones
+ * named again, --time's stages summed over the workers (not zeros). */
+START_TEST(summary_for_people)
+{
+    char in[512], out[600];
+    make_input(in, sizeof in);
+    snprintf(out, sizeof out, "%s/../out", in);
+    char *err = NULL;
+    const char *const extra[] = {"invert", "--time", "--backend", "cpu", NULL};
+    ck_assert_int_eq(batch(in, out, extra, &err), 1);
+    ck_assert_msg(strstr(err, "1 other file ignored"), "%s", err);
+    const char *failed = strstr(err, "gpuimg: batch: failed: ");
+    ck_assert_msg(failed && strstr(failed, "e_truncated.png") && strstr(failed, "f_text.jpg"), "%s",
+                  err);
+    const char *time = strstr(err, "gpuimg: time:");
+    ck_assert_msg(time, "%s", err);
+    double decode = 0, encode = 0;
+    ck_assert_int_eq(sscanf(strstr(time, "decode"), "decode %lf", &decode), 1);
+    ck_assert_int_eq(sscanf(strstr(time, "encode"), "encode %lf", &encode), 1);
+    ck_assert_msg(decode > 0 && encode > 0, "%s", time);
+    free(err);
+}
+END_TEST
+
 START_TEST(outputs_failures_inputs)
 {
     char in[600], out[700], path[1024], ref[1024], copy[700];
@@ -425,6 +449,7 @@ Suite *batch_suite(void)
     TCase *tc = tu_tcase("batch");
     tcase_add_test(tc, plan_alone);
     tcase_add_test(tc, outputs_failures_inputs);
+    tcase_add_test(tc, summary_for_people);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, skip_existing_resumes);
     tcase_add_test(tc, shards_partition);

@@ -87,6 +87,13 @@ START_TEST(forgiving_and_helpful)
                          "--border", "wrap"),
                      0);
     ck_assert(tu_same_file(a, b));
+    /* a warning says so, with the command's prefix */
+    char deep[512];
+    snprintf(deep, sizeof deep, "%s/deep.pgm", dir);
+    tu_write_file(deep, "P5 1 1 65535\n\x80\x00", 15);
+    ck_assert_int_eq(RUN(NULL, &err, "invert", deep, a), 0);
+    ck_assert_msg(strncmp(err, "gpuimg: invert: warning: ", 25) == 0 && one_line(err), "%s", err);
+    free(err);
 }
 END_TEST
 

@@ -16,10 +16,16 @@ enum { OPT_RECURSIVE = OPT_COMMAND, OPT_SKIP, OPT_FAIL_FAST, OPT_JOBS, OPT_DEVIC
 
 #define MAX_DEVICES 64
 
+/* The failed inputs, named again under the summary (at most this many). */
+#define FAILED_NAMES 20
+
 struct batch_cli {
     gpuimg_batch_options opt;
+    char *failed[FAILED_NAMES];
+    int nfailed;
     int devices[MAX_DEVICES];
-    int progress; /* a terminal: redraw one status line */
+    int progress;     /* a terminal: redraw one status line */
+    uint64_t skipped; /* files skipped so far (not work done) */
     int verbose;
     struct timespec start;
 };
@@ -43,7 +49,9 @@ static void batch_help(void)
            "  --devices LIST    CUDA devices: all, or a list such as 0,2 (default: --device)\n"
            "  --shard K/N       only files whose sorted index is K mod N (0 <= K < N), so N\n"
            "                    machines can share one folder\n"
-           "On a terminal, stderr shows a progress bar; the summary is always printed.\n"
+           "On a terminal, stderr shows a progress bar; the summary is always printed\n"
+           "(with the files ignored and the failed ones named); --time sums every\n"
+           "worker's stages.\n"
            "SIGINT or SIGTERM: no new files, images being written finish, summary, exit 130;\n"
            "a second signal stops at once, removing temporary files.\n",
            gpuimg_format_read_list(), gpuimg_format_list());
@@ -124,12 +132,18 @@ static double seconds_since(const struct timespec *t0)
 static void on_event(void *user, const gpuimg_batch_event *ev)
 {
     struct batch_cli *b = user;
+    if (ev->outcome == GPUIMG_BATCH_SKIPPED)
+        b->skipped++;
     if (b->progress)
         fputs("\r\033[K", stderr); /* clear the bar before any line */
     if (ev->outcome == GPUIMG_BATCH_FAILED) {
         char line[1024];
         gpuimg_escape_controls(ev->error, line, sizeof line);
         fprintf(stderr, "gpuimg: batch: %s\n", line);
+        if (b->nfailed < FAILED_NAMES) {
+            gpuimg_escape_controls(ev->input, line, sizeof line);
+            b->failed[b->nfailed++] = strdup(line);
+        }
     } else if (b->verbose) {
         char in[1024], out[1024];
         gpuimg_escape_controls(ev->input, in, sizeof in);
@@ -138,8 +152,12 @@ static void on_event(void *user, const gpuimg_batch_event *ev)
                 ev->outcome == GPUIMG_BATCH_DONE ? "done" : "skipped", in, out);
     }
     if (b->progress) {
-        double t = seconds_since(&b->start), rate = t > 0 ? (double)ev->finished / t : 0;
-        double eta = rate > 0 ? (double)(ev->total - ev->finished) / rate : 0;
+        /* the rate counts files worked on (not skipped ones); the ETA the
+         * bytes left at the bytes-per-second so far, so large files weigh */
+        double t = seconds_since(&b->start);
+        double rate = t > 0 ? (double)(ev->finished - b->skipped) / t : 0;
+        double byte_rate = t > 0 ? (double)ev->bytes_done / t : 0;
+        double eta = byte_rate > 0 ? (double)(ev->bytes_total - ev->bytes_done) / byte_rate : 0;
         int width = 30, filled = ev->total ? (int)(width * ev->finished / ev->total) : width;
         fprintf(stderr, "[%.*s%*s] %llu/%llu  %.1f images/s  ETA %d:%02d", filled,
                 "##############################", width - filled, "",
@@ -205,6 +223,7 @@ int cmd_batch(cli *c, int argc, char **argv)
     b.opt.on_event = on_event;
     b.opt.user = &b;
     b.progress = isatty(STDERR_FILENO) && !c->quiet;
+    c->progress_line = b.progress;
     b.verbose = c->verbose;
     clock_gettime(CLOCK_MONOTONIC, &b.start);
     struct sigaction sa;
@@ -220,15 +239,37 @@ int cmd_batch(cli *c, int argc, char **argv)
     if (st != GPUIMG_OK) {
         rc = cli_fail(c, st);
     } else {
+        char ignored[64] = "";
+        if (sum.ignored)
+            snprintf(ignored, sizeof ignored, "; %llu other file%s ignored",
+                     (unsigned long long)sum.ignored, sum.ignored == 1 ? "" : "s");
         fprintf(stderr,
                 "gpuimg: batch: %llu processed, %llu failed, %llu skipped of %llu%s in "
-                "%.2f s (%.2f images/s)\n",
+                "%.2f s (%.2f images/s)%s\n",
                 (unsigned long long)sum.processed, (unsigned long long)sum.failed,
                 (unsigned long long)sum.skipped, (unsigned long long)sum.total,
                 sum.cancelled ? ", interrupted" : "", sum.seconds,
-                sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0);
+                sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0, ignored);
+        if (b.nfailed) { /* the failed files again, where the summary is read */
+            fprintf(stderr, "gpuimg: batch: failed:");
+            for (int i = 0; i < b.nfailed; i++)
+                fprintf(stderr, " %s", b.failed[i]);
+            uint64_t more = sum.failed > (uint64_t)b.nfailed ? sum.failed - (uint64_t)b.nfailed : 0;
+            if (more)
+                fprintf(stderr, " and %llu more", (unsigned long long)more);
+            fputc('\n', stderr);
+        }
+        uint64_t left = sum.total - sum.processed - sum.failed - sum.skipped;
+        if (sum.cancelled && left)
+            fprintf(stderr,
+                    "gpuimg: batch: %llu file%s never started; the same command with "
+                    "--skip-existing resumes\n",
+                    (unsigned long long)left, left == 1 ? "" : "s");
         rc = sum.cancelled ? 130 : sum.failed ? EXIT_DIFFERS : 0;
     }
+    c->progress_line = 0;
+    for (int i = 0; i < b.nfailed; i++)
+        free(b.failed[i]);
     cli_free_steps(steps, nsteps);
     return rc;
 }

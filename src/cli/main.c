@@ -277,7 +277,8 @@ static void warn_cb(void *user, const char *message)
 {
     const cli *c = user;
     if (!c->quiet)
-        fprintf(stderr, "gpuimg: %s\n", message);
+        fprintf(stderr, "%sgpuimg: %s%swarning: %s\n", c->progress_line ? "\r\033[K" : "",
+                c->command ? c->command : "", c->command ? ": " : "", message);
 }
 
 int cli_open(cli *c)
