@@ -154,7 +154,7 @@ static int op_invert(bench_ctx *c, void *, int i)
 static int op_grayscale(bench_ctx *c, void *, int i)
 {
     uint8_t *const *p = c->in[i % BENCH_BUFFERS].plane;
-    return gpuimg__cuda_luma(p[0], p[1], p[2], c->out_plane[0], N, c->stream) != cudaSuccess;
+    return gpuimg__cuda_grayscale(p[0], p[1], p[2], c->out_plane[0], N, c->stream) != cudaSuccess;
 }
 static int op_equalize(bench_ctx *c, void *a, int i)
 {

@@ -309,8 +309,8 @@ gpuimg_status upload_weights(CudaBackend *cb, const float *weights, size_t n)
     return GPUIMG_OK;
 }
 
-gpuimg_status cuda_separable(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                             const float *weights, int radius, gpuimg_border border)
+gpuimg_status cuda_blur(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                        const float *weights, int radius, gpuimg_border border)
 {
     CudaBackend *cb = cuda(be);
     size_t scratch = gpuimg__cuda_separable_scratch(src->width, src->height, radius);
@@ -387,9 +387,9 @@ gpuimg_status cuda_grayscale(gpuimg_backend *be, const gpuimg_planes *src, gpuim
 {
     CudaBackend *cb = cuda(be);
     if (src->channels >= 3)
-        LAUNCH(cb, "luma",
-               gpuimg__cuda_luma(src->plane[0], src->plane[1], src->plane[2], dst->plane[0],
-                                 npix(src), cb->stream));
+        LAUNCH(cb, "grayscale",
+               gpuimg__cuda_grayscale(src->plane[0], src->plane[1], src->plane[2], dst->plane[0],
+                                      npix(src), cb->stream));
     else
         TRY(cb, "cudaMemcpyAsync (gray)",
             cudaMemcpyAsync(dst->plane[0], src->plane[0], npix(src), cudaMemcpyDeviceToDevice,
@@ -501,7 +501,7 @@ gpuimg_backend_ops make_cuda_ops()
     o.planes_fill = cuda_planes_fill;
     o.upload = cuda_upload;
     o.download = cuda_download;
-    o.separable = cuda_separable;
+    o.blur = cuda_blur;
     o.box = cuda_box;
     o.convolve = cuda_convolve;
     o.sobel = cuda_sobel;

@@ -71,8 +71,8 @@ cudaError_t gpuimg__cuda_histogram(gpuimg_dplanes planes, int channels, size_t n
 
 /* pointwise.cu: luma, inversion, equalization (d_counts: the plane's
  * histogram, d_lut: 256 bytes of scratch). */
-cudaError_t gpuimg__cuda_luma(const uint8_t *d_r, const uint8_t *d_g, const uint8_t *d_b,
-                              uint8_t *d_dst, size_t n, cudaStream_t stream);
+cudaError_t gpuimg__cuda_grayscale(const uint8_t *d_r, const uint8_t *d_g, const uint8_t *d_b,
+                                   uint8_t *d_dst, size_t n, cudaStream_t stream);
 cudaError_t gpuimg__cuda_invert(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int planes, size_t n,
                                 cudaStream_t stream);
 cudaError_t gpuimg__cuda_equalize(const uint8_t *d_src, uint8_t *d_dst, size_t n,

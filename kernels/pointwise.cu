@@ -104,8 +104,9 @@ __global__ void lut_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict_
 }
 static_assert(MAP_THREADS == 256, "lut_kernel loads one table entry per thread");
 
-extern "C" cudaError_t gpuimg__cuda_luma(const uint8_t *d_r, const uint8_t *d_g, const uint8_t *d_b,
-                                         uint8_t *d_dst, size_t n, cudaStream_t stream)
+extern "C" cudaError_t gpuimg__cuda_grayscale(const uint8_t *d_r, const uint8_t *d_g,
+                                              const uint8_t *d_b, uint8_t *d_dst, size_t n,
+                                              cudaStream_t stream)
 {
     if (n == 0)
         return cudaSuccess;

@@ -62,10 +62,10 @@ typedef struct gpuimg_backend_ops {
     gpuimg_status (*upload)(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
     gpuimg_status (*download)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
 
-    /* Separable filter with 2 * radius + 1 normalized weights, float
-     * intermediate: blur. */
-    gpuimg_status (*separable)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
-                               const float *weights, int radius, gpuimg_border border);
+    /* blur: the separable filter of 2 * radius + 1 normalized weights, its
+     * intermediate pass in float. */
+    gpuimg_status (*blur)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                          const float *weights, int radius, gpuimg_border border);
     gpuimg_status (*box)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                          int radius, gpuimg_border border);
     gpuimg_status (*convolve)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,

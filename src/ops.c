@@ -78,7 +78,7 @@ static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 static gpuimg_status blur_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
                                 gpuimg_planes *dst)
 {
-    return be->ops->separable(be, src, dst, s->weights, s->radius, border_of(s, BLUR_BORDER));
+    return be->ops->blur(be, src, dst, s->weights, s->radius, border_of(s, BLUR_BORDER));
 }
 
 /* Nanoseconds per channel value on the CPU backend, for --backend auto

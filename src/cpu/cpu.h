@@ -14,9 +14,8 @@ static inline size_t gpuimg__plane_size(const gpuimg_planes *p)
 
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
-gpuimg_status gpuimg__cpu_separable(gpuimg_backend *be, const gpuimg_planes *src,
-                                    gpuimg_planes *dst, const float *weights, int radius,
-                                    gpuimg_border border);
+gpuimg_status gpuimg__cpu_blur(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                               const float *weights, int radius, gpuimg_border border);
 gpuimg_status gpuimg__cpu_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                               int radius, gpuimg_border border);
 gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,

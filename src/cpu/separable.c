@@ -16,9 +16,8 @@ static void extend_row(const uint8_t *row, int n, int r, gpuimg_border border, f
     }
 }
 
-gpuimg_status gpuimg__cpu_separable(gpuimg_backend *be, const gpuimg_planes *src,
-                                    gpuimg_planes *dst, const float *weights, int radius,
-                                    gpuimg_border border)
+gpuimg_status gpuimg__cpu_blur(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                               const float *weights, int radius, gpuimg_border border)
 {
     int w = src->width, h = src->height, taps = 2 * radius + 1;
     float *tmp = malloc(gpuimg__plane_size(src) * sizeof(float));
