@@ -273,22 +273,20 @@ gpuimg_status gpuimg__plan_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *op
         gpuimg__plan_free(plan);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "out of memory");
     }
-    for (size_t i = 0; opt->skip_existing && i < kept; i++) {
+    /* One stat of each input: --skip-existing's comparison, and the work
+     * left in bytes read (for the ETA). */
+    for (size_t i = 0; i < kept; i++) {
         char in[PATH_BUF];
         snprintf(in, sizeof in, "%s/%s", opt->in_dir, plan->files.rel[i]);
         struct stat si, so;
-        if (stat(plan->outputs[i], &so) == 0 && stat(in, &si) == 0 && newer(&so, &si)) {
+        int known = stat(in, &si) == 0;
+        plan->bytes[i] = known && si.st_size > 0 ? (uint64_t)si.st_size : 1;
+        if (opt->skip_existing && known && stat(plan->outputs[i], &so) == 0 && newer(&so, &si)) {
             plan->skip[i] = 1;
             plan->skipped++;
-        }
-    }
-    for (size_t i = 0; i < kept; i++) { /* the work left, in bytes read: for the ETA */
-        char in[PATH_BUF];
-        snprintf(in, sizeof in, "%s/%s", opt->in_dir, plan->files.rel[i]);
-        struct stat si;
-        plan->bytes[i] = stat(in, &si) == 0 && si.st_size > 0 ? (uint64_t)si.st_size : 1;
-        if (!plan->skip[i])
+        } else {
             plan->total_bytes += plan->bytes[i];
+        }
     }
     return GPUIMG_OK;
 }

@@ -375,12 +375,17 @@ static const char *nearest_command(const char *typed)
 {
     const char *best = NULL;
     int best_d = 3;
-    for (int i = 0; gpuimg_op_at(i); i++)
-        if (distance(typed, gpuimg_op_at(i)->name) < best_d)
-            best_d = distance(typed, (best = gpuimg_op_at(i)->name));
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (distance(typed, commands[i].name) < best_d)
-            best_d = distance(typed, (best = commands[i].name));
+    int nops = 0;
+    while (gpuimg_op_at(nops))
+        nops++;
+    for (int i = 0; i < nops + (int)(sizeof commands / sizeof commands[0]); i++) {
+        const char *name = i < nops ? gpuimg_op_at(i)->name : commands[i - nops].name;
+        int d = distance(typed, name);
+        if (d < best_d) {
+            best_d = d;
+            best = name;
+        }
+    }
     return best;
 }
 
