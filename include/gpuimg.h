@@ -8,7 +8,10 @@
  * one-line detail naming the file or parameter at fault.
  *
  * Images on the host are interleaved (array of structures), 8 bits per
- * channel, rows packed without padding: byte (y * width + x) * channels + c.
+ * channel: byte y * stride + x * channels + c. The library's own images
+ * have packed rows (stride = width * channels); it accepts images of your
+ * own with longer rows (a view into a larger image, rows aligned by another
+ * library), packing them by one copy where a kernel or encoder needs them.
  */
 #ifndef GPUIMG_H
 #define GPUIMG_H
@@ -41,16 +44,26 @@ typedef enum gpuimg_status {
 
 const char *gpuimg_strerror(gpuimg_status st);
 
+typedef struct gpuimg_buffer gpuimg_buffer;
+
 typedef struct gpuimg_image {
     int width, height, channels; /* channels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
-    uint8_t *data;               /* width * height * channels bytes */
+    uint8_t *data;               /* height rows of stride bytes */
+    /* Bytes from one row to the next: at least width * channels; 0 means
+     * exactly that (so {w, h, c, data} describes packed memory of yours). */
+    size_t stride;
+    /* Where the library's images live: a context's reusable host buffers,
+     * pinned for the device's copy engines when CUDA is in use. NULL for
+     * gpuimg_image_alloc's and memory of your own. Leave it alone. */
+    gpuimg_buffer *buffer;
 } gpuimg_image;
 
-/* Allocates a zeroed image; on failure *img is left empty. */
+/* Allocates a zeroed image with packed rows; on failure *img is left empty. */
 gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels);
-/* Frees an image from gpuimg_image_alloc or a gpuimg call, its width,
- * height and channels unchanged (while a batch runs, a large buffer may be
- * kept, by its size, for the next image of that size). */
+/* Frees an image from gpuimg_image_alloc or a gpuimg call: a library buffer
+ * goes back to its context's set for the next image (or is freed, when that
+ * context was destroyed), anything else to free(). Safe on any thread, and
+ * after the context that made the image is gone. */
 void gpuimg_image_free(gpuimg_image *img);
 
 typedef enum gpuimg_border {

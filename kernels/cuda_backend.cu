@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The CUDA backend: device memory, the stream, pinned staging, and the table
+// The CUDA backend: device memory, the stream, host pinning, and the table
 // that plugs the kernels into the seam (src/backend.h).
 //
 // Every CUDA call and launch is checked; a failure becomes GPUIMG_ERR_DEVICE
@@ -25,10 +25,8 @@ struct CudaBackend {
     cudaStream_t stream;
     cudaDeviceProp prop;
     int sync_launches;
-    char broken[256];             // non-empty after a sticky error
-    uint8_t *h_staging = nullptr; // pinned, for upload and download
-    size_t staging_size = 0;
-    uint8_t *d_interleaved = nullptr;
+    char broken[256];                 // non-empty after a sticky error
+    uint8_t *d_interleaved = nullptr; // an image as the host holds it, for the layout kernels
     size_t interleaved_size = 0;
     void *d_scratch = nullptr; // sized by the kernels' scratch queries
     size_t scratch_size = 0;
@@ -127,20 +125,10 @@ gpuimg_status reserve_scratch(CudaBackend *cb, size_t bytes)
     return reserve(cb, &cb->d_scratch, &cb->scratch_size, bytes, "cudaMalloc (scratch)");
 }
 
-gpuimg_status reserve_staging(CudaBackend *cb, size_t bytes)
+gpuimg_status reserve_interleaved(CudaBackend *cb, size_t bytes)
 {
-    gpuimg_status st = reserve(cb, reinterpret_cast<void **>(&cb->d_interleaved),
-                               &cb->interleaved_size, bytes, "cudaMalloc (interleaved)");
-    if (st != GPUIMG_OK || cb->staging_size >= bytes)
-        return st;
-    if (cb->h_staging) {
-        TRY(cb, "cudaFreeHost", cudaFreeHost(cb->h_staging));
-        cb->h_staging = nullptr;
-        cb->staging_size = 0;
-    }
-    TRY(cb, "cudaHostAlloc (pinned staging)", cudaHostAlloc(&cb->h_staging, bytes, 0));
-    cb->staging_size = bytes;
-    return GPUIMG_OK;
+    return reserve(cb, reinterpret_cast<void **>(&cb->d_interleaved), &cb->interleaved_size, bytes,
+                   "cudaMalloc (interleaved)");
 }
 
 size_t plane_pitch(int w, int h)
@@ -179,7 +167,6 @@ void cuda_close(gpuimg_backend *be)
     cudaFreeHost(cb->h_weights);
     if (cb->weights_copied)
         cudaEventDestroy(cb->weights_copied);
-    cudaFreeHost(cb->h_staging);
     if (cb->stream)
         cudaStreamDestroy(cb->stream);
     delete cb;
@@ -257,23 +244,39 @@ gpuimg_status cuda_planes_fill(gpuimg_backend *be, gpuimg_planes *p, uint8_t val
     return GPUIMG_OK;
 }
 
+// Pinned host memory (the library's buffers) is read and written by the
+// copy engines directly, at the link's rate; pageable memory (a caller's
+// own image) goes through the driver's staging, slower but the same bytes.
+// Portable: one registration serves every device of a batch.
+gpuimg_status cuda_host_register(void *p, size_t n)
+{
+    if (cudaHostRegister(p, n, cudaHostRegisterPortable) == cudaSuccess)
+        return GPUIMG_OK;
+    cudaGetLastError(); // not sticky: the buffer just stays pageable
+    return GPUIMG_ERR_DEVICE;
+}
+
+void cuda_host_unregister(void *p)
+{
+    if (cudaHostUnregister(p) != cudaSuccess)
+        cudaGetLastError();
+}
+
 gpuimg_status cuda_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst)
 {
     CudaBackend *cb = cuda(be);
     size_t bytes = npix(dst) * src->channels;
     gpuimg_status st = usable(cb);
     if (st == GPUIMG_OK)
-        st = reserve_staging(cb, bytes);
+        st = reserve_interleaved(cb, bytes);
     if (st != GPUIMG_OK)
         return st;
-    memcpy(cb->h_staging, src->data, bytes);
     TRY(cb, "cudaMemcpyAsync (upload)",
-        cudaMemcpyAsync(cb->d_interleaved, cb->h_staging, bytes, cudaMemcpyHostToDevice,
-                        cb->stream));
+        cudaMemcpyAsync(cb->d_interleaved, src->data, bytes, cudaMemcpyHostToDevice, cb->stream));
     LAUNCH(cb, "deinterleave",
            gpuimg__cuda_deinterleave(cb->d_interleaved, dplanes(dst), src->channels, npix(dst),
                                      cb->stream));
-    // The staging buffer is reused by the next upload: wait for the copy.
+    // The caller may free or refill src once this returns: wait for the copy.
     TRY(cb, "cudaStreamSynchronize (upload)", cudaStreamSynchronize(cb->stream));
     return GPUIMG_OK;
 }
@@ -282,17 +285,15 @@ gpuimg_status cuda_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
 {
     CudaBackend *cb = cuda(be);
     size_t bytes = npix(src) * src->channels;
-    gpuimg_status st = reserve_staging(cb, bytes);
+    gpuimg_status st = reserve_interleaved(cb, bytes);
     if (st != GPUIMG_OK)
         return st;
     LAUNCH(cb, "interleave",
            gpuimg__cuda_interleave(dplanes(src), cb->d_interleaved, src->channels, npix(src),
                                    cb->stream));
     TRY(cb, "cudaMemcpyAsync (download)",
-        cudaMemcpyAsync(cb->h_staging, cb->d_interleaved, bytes, cudaMemcpyDeviceToHost,
-                        cb->stream));
+        cudaMemcpyAsync(dst->data, cb->d_interleaved, bytes, cudaMemcpyDeviceToHost, cb->stream));
     TRY(cb, "cudaStreamSynchronize (download)", cudaStreamSynchronize(cb->stream));
-    memcpy(dst->data, cb->h_staging, bytes);
     return GPUIMG_OK;
 }
 
@@ -499,6 +500,8 @@ gpuimg_backend_ops make_cuda_ops()
     o.planes_alloc = cuda_planes_alloc;
     o.planes_free = cuda_planes_free;
     o.planes_fill = cuda_planes_fill;
+    o.host_register = cuda_host_register;
+    o.host_unregister = cuda_host_unregister;
     o.upload = cuda_upload;
     o.download = cuda_download;
     o.blur = cuda_blur;

@@ -58,7 +58,15 @@ typedef struct gpuimg_backend_ops {
     /* Sets every byte; the tests poison outputs with it. */
     gpuimg_status (*planes_fill)(gpuimg_backend *be, gpuimg_planes *p, uint8_t value);
 
-    /* Interleaved host image -> planes, and back; shapes already match. */
+    /* Pins n bytes of host memory at p for the device's copy engines (the
+     * host buffers do it once per buffer), and undoes it; NULL for a
+     * backend that reads host memory as it is. Need no open backend. */
+    gpuimg_status (*host_register)(void *p, size_t n);
+    void (*host_unregister)(void *p);
+
+    /* Interleaved host image -> planes, and back; shapes already match and
+     * rows are packed. Host memory may be pinned (the library's own
+     * images) or not (a caller's). */
     gpuimg_status (*upload)(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
     gpuimg_status (*download)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
 

@@ -9,8 +9,11 @@
  *                      jobs on the CPU)   and by each PNG's chunks)
  *
  * Each device-stage worker owns a context, and with it a backend instance:
- * on CUDA its own stream, pinned staging buffer and scratch, so the copies
- * of one image overlap the kernels of another. Encoding is one pool: a file
+ * on CUDA its own stream and scratch, so the copies of one image overlap
+ * the kernels of another. Every worker's context shares the batch's host
+ * buffers (host_buffers.h): a decoder takes one, the device stage gives it
+ * back and takes one for the output, the encoder gives that back; pinned
+ * once, they carry image after image. Encoding is one pool: a file
  * is a job, a PNG's chunks are its pieces, and a job that waits for its
  * pieces runs pieces meanwhile (pool.h), so a batch of few large PNGs keeps
  * every core on their chunks and a batch of many small files keeps every
@@ -31,12 +34,13 @@
 #include <unistd.h>
 
 #include "batch_plan.h"
+#include "host_buffers.h"
 #include "internal.h"
 #include "pool.h"
 
-/* Device-stage workers per GPU. Each one's own work is mostly CPU copies
- * between the image and its pinned staging buffer, so four keep a GPU fed
- * where two left it waiting on those copies. */
+/* Device-stage workers per GPU: while one waits for its image's copies,
+ * the others' kernels run (four kept an H100 fed where two left it
+ * waiting). */
 #define STREAMS_PER_DEVICE 4
 #define PATH_BUF GPUIMG__PATH_BUF
 
@@ -140,7 +144,11 @@ typedef struct batch {
     atomic_int stop;    /* --fail-fast tripped */
     atomic_int abort;   /* the device stage failed to start: drop everything */
     queue to_device;
-    gpuimg_pool *pool; /* the encode jobs and their pieces */
+    gpuimg_pool *pool;            /* the encode jobs and their pieces */
+    gpuimg_host_buffers *buffers; /* every image's pixels, lent to every context */
+    /* the encoders' contexts, one per job running at once, reused */
+    pthread_mutex_t encoders_lock;
+    struct encoder *idle_encoders, *encoders;
     /* the gate: images between the start of decode and the end of encode */
     pthread_mutex_t gate_lock;
     pthread_cond_t gate_open;
@@ -285,9 +293,47 @@ static void *device_worker(void *arg)
     return NULL;
 }
 
-/* One file's encode job, on a pool worker. Its context is made here (a
- * calloc: contexts open no backend until an operation needs one) and
- * borrows the batch's pool for the PNG encoder's pieces. */
+/* An encoder's context: made when a job finds none idle, kept for the next
+ * job (so there are as many as jobs ever ran at once), destroyed at the
+ * end with its timings counted. */
+typedef struct encoder {
+    gpuimg_ctx *ctx;
+    struct encoder *next_idle, *next;
+} encoder;
+
+static encoder *encoder_take(batch *b)
+{
+    pthread_mutex_lock(&b->encoders_lock);
+    encoder *e = b->idle_encoders;
+    if (e)
+        b->idle_encoders = e->next_idle;
+    pthread_mutex_unlock(&b->encoders_lock);
+    if (e)
+        return e;
+    gpuimg_config cpu = b->cfg;
+    cpu.backend = "cpu"; /* codec work never touches a device */
+    if (!(e = calloc(1, sizeof *e)) || gpuimg_ctx_create(&cpu, &e->ctx) != GPUIMG_OK) {
+        free(e);
+        return NULL;
+    }
+    e->ctx->pool = b->pool; /* lent: a PNG's chunks are its pieces */
+    e->ctx->buffers = b->buffers;
+    pthread_mutex_lock(&b->encoders_lock);
+    e->next = b->encoders;
+    b->encoders = e;
+    pthread_mutex_unlock(&b->encoders_lock);
+    return e;
+}
+
+static void encoder_give(batch *b, encoder *e)
+{
+    pthread_mutex_lock(&b->encoders_lock);
+    e->next_idle = b->idle_encoders;
+    b->idle_encoders = e;
+    pthread_mutex_unlock(&b->encoders_lock);
+}
+
+/* One file's encode job, on a pool worker. */
 static void encode_job(gpuimg_task *task)
 {
     item *it = (item *)task;
@@ -295,28 +341,24 @@ static void encode_job(gpuimg_task *task)
     const char *out = b->plan.outputs[it->index];
     char parents[PATH_BUF];
     snprintf(parents, sizeof parents, "%s", out);
-    gpuimg_config cpu = b->cfg;
-    cpu.backend = "cpu"; /* codec work never touches a device */
-    gpuimg_ctx *ctx = NULL;
     if (atomic_load(&batch_cancelled)) {
         gate_leave(b, it);
         return;
     }
-    if (gpuimg_ctx_create(&cpu, &ctx) != GPUIMG_OK) {
+    encoder *e = encoder_take(b);
+    if (!e) {
         report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
     } else if (make_parents(parents) != 0) {
         char why[PATH_BUF + 64];
         snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
         report(b, it->index, GPUIMG_BATCH_FAILED, why);
+    } else if (gpuimg_save(e->ctx, out, GPUIMG_FORMAT_NONE, &it->image) != GPUIMG_OK) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
     } else {
-        ctx->pool = b->pool; /* lent: own_pool stays 0 */
-        if (gpuimg_save(ctx, out, GPUIMG_FORMAT_NONE, &it->image) != GPUIMG_OK)
-            report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(ctx));
-        else
-            report(b, it->index, GPUIMG_BATCH_DONE, NULL);
+        report(b, it->index, GPUIMG_BATCH_DONE, NULL);
     }
-    add_timings(b, ctx);
-    gpuimg_ctx_destroy(ctx);
+    if (e)
+        encoder_give(b, e);
     gate_leave(b, it); /* frees the item, and with it this task */
 }
 
@@ -348,6 +390,7 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
                 break;
             }
             ws[n].b = b;
+            ws[n].ctx->buffers = b->buffers; /* before it opens: a CUDA one pins them */
             if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
                 /* "all": the first device that is not there ends the list */
                 if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {
@@ -431,7 +474,8 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
      * decoders start, so that run_abort never waits on one */
     int queued = queue_init(&b->to_device, (size_t)(2 * planned), 0);
     b->pool = gpuimg__pool_create(r->jobs);
-    if (!queued || !b->pool || !(r->dec = calloc((size_t)r->jobs, sizeof *r->dec)))
+    b->buffers = gpuimg__host_buffers_create();
+    if (!queued || !b->pool || !b->buffers || !(r->dec = calloc((size_t)r->jobs, sizeof *r->dec)))
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     for (int i = 0; i < r->jobs; i++) {
         gpuimg_config cpu = b->cfg;
@@ -444,6 +488,7 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
          * has a file of its own, so none splits one (JPEG bands). */
         r->dec[i].ctx->pool = b->pool;
         r->dec[i].ctx->split_files = 0;
+        r->dec[i].ctx->buffers = b->buffers;
     }
     b->to_device.producers = r->jobs; /* no thread runs yet */
     pthread_t opener;
@@ -499,8 +544,16 @@ static void run_stop(batch *b, run *r)
         add_timings(b, r->dv.dev[i].ctx);
         gpuimg_ctx_destroy(r->dv.dev[i].ctx);
     }
+    for (encoder *e = b->encoders, *next; e; e = next) {
+        next = e->next;
+        add_timings(b, e->ctx);
+        gpuimg_ctx_destroy(e->ctx);
+        free(e);
+    }
     free(r->dec);
     free(r->dv.dev);
+    /* last: every image is freed, and no context may pin any more */
+    gpuimg__host_buffers_release(b->buffers);
 }
 
 gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
@@ -518,6 +571,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_mutex_init(&b.gate_lock, NULL);
     pthread_cond_init(&b.gate_open, NULL);
     pthread_mutex_init(&b.report_lock, NULL);
+    pthread_mutex_init(&b.encoders_lock, NULL);
     b.sum.total = b.plan.files.n;
     b.sum.ignored = b.plan.ignored;
     /* Unreadable subfolders: failures, reported like files (not in total). */
@@ -533,18 +587,17 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         for (size_t i = 0; i < b.plan.files.n; i++)
             if (b.plan.skip[i])
                 report(&b, i, GPUIMG_BATCH_SKIPPED, NULL);
-        gpuimg__image_spares_open();
         run r = {0};
         st = run_start(ctx, &b, &r);
         if (st != GPUIMG_OK)
             run_abort(&b);
         run_stop(&b, &r);
-        gpuimg__image_spares_release();
     }
     gpuimg__plan_free(&b.plan);
     pthread_mutex_destroy(&b.gate_lock);
     pthread_cond_destroy(&b.gate_open);
     pthread_mutex_destroy(&b.report_lock);
+    pthread_mutex_destroy(&b.encoders_lock);
     /* Cleared at the end, not the start: a signal that came while the batch
      * was being set up still stops it. */
     b.sum.cancelled = atomic_exchange(&batch_cancelled, 0);

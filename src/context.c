@@ -8,12 +8,17 @@
 #include <string.h>
 #include <time.h>
 
+#include "host_buffers.h"
 #include "internal.h"
 #include "ops.h"
 #include "pool.h"
 
 /* A backend being opened on another thread (gpuimg_ctx_expect). The thread
- * writes only here; the context adopts the result on its own thread. */
+ * writes only here; the context adopts the result on its own thread. Once
+ * open, it pins the host buffers the decoder handed it meanwhile (the
+ * image being decoded and the one the download will fill), so that their
+ * pinning, like the device's start, runs beside the decode. */
+#define OPENER_BUFFERS 2
 struct backend_opener {
     pthread_t thread;
     const gpuimg_backend_ops *ops;
@@ -22,6 +27,9 @@ struct backend_opener {
     gpuimg_status st;
     double ms;
     char msg[256];
+    pthread_mutex_t lock; /* guards the two below */
+    int opened;           /* 1: too late to hand it buffers */
+    struct gpuimg_buffer *pin[OPENER_BUFFERS];
 };
 
 static void *open_in_background(void *arg)
@@ -30,14 +38,53 @@ static void *open_in_background(void *arg)
     double t0 = gpuimg__now_ms();
     o->st = o->ops->open(&o->backend, o->device, o->msg, sizeof o->msg);
     o->ms = gpuimg__now_ms() - t0;
+    struct gpuimg_buffer *pin[OPENER_BUFFERS];
+    pthread_mutex_lock(&o->lock);
+    o->opened = 1;
+    memcpy(pin, o->pin, sizeof pin);
+    pthread_mutex_unlock(&o->lock);
+    for (int i = 0; i < OPENER_BUFFERS; i++)
+        if (pin[i]) /* busy until this: nobody else pins or frees them */
+            gpuimg__buffer_pin_now(pin[i], o->st == GPUIMG_OK ? o->ops : NULL);
     return NULL;
+}
+
+/* The decoder's first take while the device is being opened: makes the
+ * input's buffer (width x height x channels) and the output's (the
+ * expected steps' shape) and hands both to the opener to pin. */
+static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels)
+{
+    struct backend_opener *o = ctx->opener;
+    gpuimg_host_buffers *hb = gpuimg__ctx_buffers(ctx);
+    if (!hb || ctx->expect_steps == NULL)
+        return;
+    int ow = width, oh = height, oc = channels;
+    gpuimg__steps_shape(ctx->expect_steps, ctx->expect_nsteps, &ow, &oh, &oc);
+    ctx->expect_steps = NULL; /* once: for this image only */
+    size_t bytes[OPENER_BUFFERS] = {gpuimg__image_bytes(width, height, channels),
+                                    gpuimg__image_bytes(ow, oh, oc)};
+    pthread_mutex_lock(&o->lock);
+    for (int i = 0; i < OPENER_BUFFERS && !o->opened; i++)
+        if (bytes[i])
+            o->pin[i] = gpuimg__buffer_prepare(hb, bytes[i]);
+    pthread_mutex_unlock(&o->lock);
+}
+
+gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                 int channels)
+{
+    if (ctx->opener && ctx->expect_steps && gpuimg__image_bytes(width, height, channels))
+        prepare_buffers(ctx, width, height, channels);
+    return gpuimg__image_take_plain(ctx, img, width, height, channels);
 }
 
 static void join_opener(gpuimg_ctx *ctx, struct backend_opener **result)
 {
     *result = ctx->opener;
-    if (ctx->opener)
+    if (ctx->opener) {
         pthread_join(ctx->opener->thread, NULL);
+        pthread_mutex_destroy(&ctx->opener->lock);
+    }
     ctx->opener = NULL;
 }
 
@@ -113,7 +160,20 @@ void gpuimg_ctx_destroy(gpuimg_ctx *ctx)
         ctx->backend->ops->close(ctx->backend);
     if (ctx->own_pool)
         gpuimg__pool_destroy(ctx->pool);
+    if (ctx->own_buffers)
+        gpuimg__host_buffers_release(ctx->buffers);
     free(ctx);
+}
+
+gpuimg_host_buffers *gpuimg__ctx_buffers(gpuimg_ctx *ctx)
+{
+    if (!ctx->buffers) {
+        ctx->buffers = gpuimg__host_buffers_create();
+        ctx->own_buffers = ctx->buffers != NULL;
+        if (ctx->buffers && ctx->backend)
+            gpuimg__host_buffers_pin_with(ctx->buffers, ctx->backend->ops);
+    }
+    return ctx->buffers;
 }
 
 gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx)
@@ -202,6 +262,8 @@ static gpuimg_status adopt(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops, gpuim
 {
     ctx->stage_ms[GPUIMG_STAGE_INIT] += ms;
     ctx->backend = st == GPUIMG_OK ? be : NULL;
+    if (ctx->backend && ctx->buffers) /* from now on its buffers are pinned, if it pins */
+        gpuimg__host_buffers_pin_with(ctx->buffers, be->ops);
     if (st != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s backend: %s", ops->name,
                             msg[0] ? msg : gpuimg_strerror(st));
@@ -235,6 +297,8 @@ gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int 
             return st;
     }
     ctx->expect_ns = gpuimg__steps_cpu_ns(steps, nsteps); /* as gpuimg_run estimates it */
+    ctx->expect_steps = steps;
+    ctx->expect_nsteps = nsteps;
     return GPUIMG_OK;
 }
 
@@ -250,12 +314,17 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
                   (double)width * (double)height * ctx->expect_ns >= GPUIMG_AUTO_CPU_NS);
     ctx->expect_ns = 0; /* once: for the next image only */
     struct backend_opener *o = device ? calloc(1, sizeof *o) : NULL;
-    if (!o)
+    if (!o) {
+        ctx->expect_steps = NULL;
         return; /* then it opens when first needed, as without expect */
+    }
     o->ops = gpuimg__cuda_backend();
     o->device = ctx->cfg.device;
+    pthread_mutex_init(&o->lock, NULL);
     if (pthread_create(&o->thread, NULL, open_in_background, o) != 0) {
+        pthread_mutex_destroy(&o->lock);
         free(o);
+        ctx->expect_steps = NULL;
         return;
     }
     ctx->opener = o;

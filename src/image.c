@@ -1,18 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The host image: allocation with overflow checks, channel widening.
- *
- * Large pixel buffers are recycled. glibc serves anything over 32 MiB (a
- * 4000x3000 RGB image is 36 MB) with fresh pages from the kernel, which it
- * zeroes and faults in one 4 KiB page at a time on first touch: in a batch
- * of such images that was a third of all CPU time, spent in the kernel. A
- * freed buffer of SPARE_MIN bytes or more waits in a small shelf for the
- * next image of exactly its size (a batch's images mostly are), already
- * mapped; it is cleared as calloc's would be. The shelf is open only while
- * a batch runs, holds at most SPARE_BYTES, and is emptied when the last
- * batch ends, so a program's memory outside batches is what it frees. */
-#include <pthread.h>
+/* The host image: allocation with overflow checks (the library's own
+ * images in a context's host buffers, host_buffers.c), strides, channel
+ * widening. */
 #include <stdlib.h>
 #include <string.h>
+
+#include "host_buffers.h"
 
 #include "image.h"
 #include "internal.h"
@@ -30,80 +23,6 @@ size_t gpuimg__image_bytes(int width, int height, int channels)
     return n * (size_t)channels;
 }
 
-#define SPARE_MIN ((size_t)4 << 20)
-#define SPARES 8
-#define SPARE_BYTES ((size_t)1 << 30)
-
-static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    uint8_t *data;
-    size_t bytes;
-} spares[SPARES];
-static size_t shelved;  /* bytes on the shelf */
-static int shelf_users; /* batches running */
-
-static uint8_t *take_spare(size_t bytes)
-{
-    uint8_t *p = NULL;
-    pthread_mutex_lock(&spare_lock);
-    for (int i = 0; i < SPARES && !p; i++)
-        if (spares[i].data && spares[i].bytes == bytes) {
-            p = spares[i].data;
-            spares[i].data = NULL;
-            shelved -= bytes;
-        }
-    pthread_mutex_unlock(&spare_lock);
-    if (p)
-        memset(p, 0, bytes);
-    return p;
-}
-
-/* Shelves the buffer, displacing one when the shelf is full; frees it
- * instead when no batch runs or it would take the shelf over its bytes. */
-static void shelve(uint8_t *p, size_t bytes)
-{
-    static unsigned next;
-    uint8_t *drop = p;
-    pthread_mutex_lock(&spare_lock);
-    if (shelf_users > 0) {
-        int slot = -1;
-        for (int i = 0; i < SPARES && slot < 0; i++)
-            if (!spares[i].data)
-                slot = i;
-        if (slot < 0)
-            slot = (int)(next++ % SPARES);
-        size_t after = shelved - (spares[slot].data ? spares[slot].bytes : 0) + bytes;
-        if (after <= SPARE_BYTES) {
-            drop = spares[slot].data;
-            spares[slot].data = p;
-            spares[slot].bytes = bytes;
-            shelved = after;
-        }
-    }
-    pthread_mutex_unlock(&spare_lock);
-    free(drop);
-}
-
-void gpuimg__image_spares_open(void)
-{
-    pthread_mutex_lock(&spare_lock);
-    shelf_users++;
-    pthread_mutex_unlock(&spare_lock);
-}
-
-void gpuimg__image_spares_release(void)
-{
-    pthread_mutex_lock(&spare_lock);
-    if (--shelf_users == 0) {
-        for (int i = 0; i < SPARES; i++) {
-            free(spares[i].data);
-            spares[i].data = NULL;
-        }
-        shelved = 0;
-    }
-    pthread_mutex_unlock(&spare_lock);
-}
-
 gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels)
 {
     memset(img, 0, sizeof *img);
@@ -112,14 +31,34 @@ gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int c
     size_t bytes = gpuimg__image_bytes(width, height, channels);
     if (bytes == 0)
         return GPUIMG_ERR_TOO_LARGE;
-    img->data = bytes >= SPARE_MIN ? take_spare(bytes) : NULL;
-    if (!img->data)
-        img->data = calloc(bytes, 1);
-    if (!img->data)
+    if (!(img->data = calloc(bytes, 1)))
         return GPUIMG_ERR_NOMEM;
     img->width = width;
     img->height = height;
     img->channels = channels;
+    img->stride = (size_t)width * (size_t)channels;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                       int channels)
+{
+    memset(img, 0, sizeof *img);
+    if (channels < 1 || channels > 4)
+        return GPUIMG_ERR_USAGE;
+    size_t bytes = gpuimg__image_bytes(width, height, channels);
+    if (bytes == 0)
+        return GPUIMG_ERR_TOO_LARGE;
+    gpuimg_host_buffers *hb = gpuimg__ctx_buffers(ctx);
+    if (!hb)
+        return gpuimg_image_alloc(img, width, height, channels);
+    if (!(img->buffer = gpuimg__buffer_take(hb, bytes)))
+        return GPUIMG_ERR_NOMEM;
+    img->data = gpuimg__buffer_data(img->buffer);
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->stride = (size_t)width * (size_t)channels;
     return GPUIMG_OK;
 }
 
@@ -127,29 +66,53 @@ void gpuimg_image_free(gpuimg_image *img)
 {
     if (!img)
         return;
-    size_t bytes = gpuimg__image_bytes(img->width, img->height, img->channels);
-    if (img->data && bytes >= SPARE_MIN)
-        shelve(img->data, bytes);
+    if (img->buffer)
+        gpuimg__buffer_give(img->buffer);
     else
         free(img->data);
     memset(img, 0, sizeof *img);
 }
 
-gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha, gpuimg_image *dst)
+gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_image *copy,
+                                   const gpuimg_image **packed)
+{
+    memset(copy, 0, sizeof *copy);
+    *packed = img;
+    size_t row = (size_t)img->width * (size_t)img->channels;
+    if (!img->data || img->channels < 1 || img->channels > 4 ||
+        gpuimg__image_bytes(img->width, img->height, img->channels) == 0 ||
+        (img->stride != 0 && img->stride < row))
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "invalid image (%dx%d, %d channels, stride %zu)",
+                            img->width, img->height, img->channels, img->stride);
+    if (img->stride == 0 || img->stride == row)
+        return GPUIMG_OK;
+    gpuimg_status st = gpuimg__image_take(ctx, copy, img->width, img->height, img->channels);
+    if (st != GPUIMG_OK)
+        return gpuimg__fail(ctx, st, "packing a strided image: %s", gpuimg_strerror(st));
+    for (int y = 0; y < img->height; y++)
+        memcpy(copy->data + (size_t)y * row, img->data + (size_t)y * img->stride, row);
+    *packed = copy;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__image_widen(gpuimg_ctx *ctx, const gpuimg_image *src, int color, int alpha,
+                                  gpuimg_image *dst)
 {
     int src_color = src->channels >= 3, src_alpha = src->channels % 2 == 0;
     int out_c = (color ? 3 : 1) + (alpha ? 1 : 0);
-    gpuimg_status st = gpuimg_image_alloc(dst, src->width, src->height, out_c);
+    gpuimg_status st = gpuimg__image_take(ctx, dst, src->width, src->height, out_c);
     if (st != GPUIMG_OK)
         return st;
-    size_t n = (size_t)src->width * (size_t)src->height;
-    for (size_t i = 0; i < n; i++) {
-        const uint8_t *s = src->data + i * (size_t)src->channels;
-        uint8_t *d = dst->data + i * (size_t)out_c;
-        for (int c = 0; c < (color ? 3 : 1); c++)
-            d[c] = src_color ? s[c] : s[0];
-        if (alpha)
-            d[out_c - 1] = src_alpha ? s[src->channels - 1] : 255;
+    size_t stride = src->stride ? src->stride : (size_t)src->width * (size_t)src->channels;
+    uint8_t *d = dst->data;
+    for (int y = 0; y < src->height; y++) {
+        const uint8_t *s = src->data + (size_t)y * stride;
+        for (int x = 0; x < src->width; x++, s += src->channels, d += out_c) {
+            for (int c = 0; c < (color ? 3 : 1); c++)
+                d[c] = src_color ? s[c] : s[0];
+            if (alpha)
+                d[out_c - 1] = src_alpha ? s[src->channels - 1] : 255;
+        }
     }
     return GPUIMG_OK;
 }

@@ -4,8 +4,10 @@
 
 #include "gpuimg.h"
 
-/* Copies src into dst with colour (gray replicated into R, G, B) and/or alpha
- * (255 where src has none) as asked; src must not have more than asked. */
-gpuimg_status gpuimg__image_widen(const gpuimg_image *src, int color, int alpha, gpuimg_image *dst);
+/* Copies src (any stride) into dst, packed, with colour (gray replicated
+ * into R, G, B) and/or alpha (255 where src has none) as asked; src must
+ * not have more than asked. */
+gpuimg_status gpuimg__image_widen(gpuimg_ctx *ctx, const gpuimg_image *src, int color, int alpha,
+                                  gpuimg_image *dst);
 
 #endif

@@ -18,6 +18,10 @@ struct gpuimg_ctx {
      * batch (own_pool 0), which shares one pool between files and chunks. */
     struct gpuimg_pool *pool;
     int own_pool;
+    /* Pixel buffers (host_buffers.h): the context's own, or a batch's,
+     * lent (own_buffers 0) to every worker's context. */
+    struct gpuimg_host_buffers *buffers;
+    int own_buffers;
     /* 1: a codec may spread one file over the pool (JPEG read in bands). A
      * batch's decoders set 0: each has a file of its own, and the bands
      * would repeat entropy decoding while every core is busy. */
@@ -26,6 +30,10 @@ struct gpuimg_ctx {
      * (0: none), and the device being opened on another thread meanwhile. */
     double expect_ns;
     struct backend_opener *opener;
+    /* and the steps themselves, for the shape of the output the opener's
+     * thread pins a buffer for (the caller keeps them until its run). */
+    gpuimg_step *const *expect_steps;
+    int expect_nsteps;
 };
 
 /* Called by every decoder once the header gives the size: starts opening
@@ -58,6 +66,8 @@ gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend
 /* Estimated CPU nanoseconds per channel value of finished steps, the
  * copies in and out of planes included (ops.c). */
 double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps);
+/* The shape finished steps turn w x h x c into, in place (ops.c). */
+void gpuimg__steps_shape(gpuimg_step *const *steps, int nsteps, int *w, int *h, int *c);
 /* Copies a backend failure's detail into the context. */
 gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what);
 
@@ -67,10 +77,22 @@ double gpuimg__now_ms(void);
 /* width * height * channels in size_t, or 0 when it would overflow. */
 size_t gpuimg__image_bytes(int width, int height, int channels);
 
-/* A batch's start and end: while one runs, image.c keeps large freed
- * pixel buffers for reuse; when the last ends, it frees them. */
-void gpuimg__image_spares_open(void);
-void gpuimg__image_spares_release(void);
+/* The context's host buffers (its own, or a batch's it shares); NULL
+ * when they could not be made. */
+struct gpuimg_host_buffers *gpuimg__ctx_buffers(gpuimg_ctx *ctx);
+/* An image for the library to fill, from the context's host buffers:
+ * packed rows, contents undefined (every caller writes every byte). The
+ * first one while the device is being opened for the expected steps
+ * (a decoder's) also has the output's buffer made, both pinned beside the
+ * decode (context.c); _plain only takes (image.c). */
+gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                 int channels);
+gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                       int channels);
+/* img itself when its rows are packed, else a packed copy in *copy (to be
+ * freed); GPUIMG_ERR_USAGE, with a message, for an invalid image. */
+gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_image *copy,
+                                   const gpuimg_image **packed);
 
 /* Upload a host image into freshly allocated planes of the backend. */
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,

@@ -375,18 +375,9 @@ static int create_temp(const char *folder, const char *base, char *tmp, size_t l
     return -1;
 }
 
-gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
-                          const gpuimg_image *img)
+static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdout, const char *name,
+                                 gpuimg_format format, const gpuimg_image *img)
 {
-    int is_stdout = strcmp(path, "-") == 0;
-    const char *name = is_stdout ? "<stdout>" : path;
-    if (!is_stdout)
-        format = gpuimg_format_from_path(path);
-    else if (format == GPUIMG_FORMAT_NONE)
-        format = GPUIMG_FORMAT_PNG;
-    if (!img->data || img->channels < 1 || img->channels > 4 ||
-        gpuimg__image_bytes(img->width, img->height, img->channels) == 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: invalid image", name);
     gpuimg_status st = gpuimg_check_output(ctx, path, NULL);
     if (st != GPUIMG_OK)
         return st;
@@ -430,6 +421,24 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
         unlink(tmp);
     temp_unregister(slot);
     ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+    return st;
+}
+
+gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
+                          const gpuimg_image *img)
+{
+    int is_stdout = strcmp(path, "-") == 0;
+    const char *name = is_stdout ? "<stdout>" : path;
+    if (!is_stdout)
+        format = gpuimg_format_from_path(path);
+    else if (format == GPUIMG_FORMAT_NONE)
+        format = GPUIMG_FORMAT_PNG;
+    gpuimg_image copy; /* the encoders take packed rows */
+    gpuimg_status st = gpuimg__image_packed(ctx, img, &copy, &img);
+    if (st != GPUIMG_OK)
+        return st;
+    st = save_packed(ctx, path, is_stdout, name, format, img);
+    gpuimg_image_free(&copy);
     return st;
 }
 

@@ -211,7 +211,8 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     gpuimg_status st = gpuimg__check_size(ctx, name, w, h);
     if (st != GPUIMG_OK)
         return st;
-    if ((st = gpuimg_image_alloc(out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) != GPUIMG_OK)
+    if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) !=
+        GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
 
     int nbands = 1;

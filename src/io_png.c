@@ -119,7 +119,7 @@ gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, si
         goto done;
     }
     img = out;
-    gpuimg_status ast = gpuimg_image_alloc(img, (int)w, (int)h, channels);
+    gpuimg_status ast = gpuimg__image_take(ctx, img, (int)w, (int)h, channels);
     if (ast != GPUIMG_OK) {
         st = ast;
         gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));

@@ -253,7 +253,7 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
         libdeflate_free_decompressor(d);
     }
     free(idat);
-    ok = ok && gpuimg_image_alloc(out, (int)w, (int)h, c) == GPUIMG_OK;
+    ok = ok && gpuimg__image_take(ctx, out, (int)w, (int)h, c) == GPUIMG_OK;
     if (ok && !unfilter(gpuimg__ctx_pool(ctx), filtered, out)) {
         gpuimg_image_free(out);
         ok = 0;

@@ -96,7 +96,7 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     uint64_t need = plain ? 2 * values - 1 : values * (wide ? 2 : 1);
     if (need > n - i)
         return pnm_error(ctx, name, "truncated PNM");
-    if ((st = gpuimg_image_alloc(out, (int)v[0], (int)v[1], channels)) != GPUIMG_OK)
+    if ((st = gpuimg__image_take(ctx, out, (int)v[0], (int)v[1], channels)) != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     uint8_t *d = out->data;
     const uint8_t *s = p + i;

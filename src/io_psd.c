@@ -108,7 +108,7 @@ gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     uint8_t *samples = malloc(row > 0 ? (size_t)row : 1);
     if (!samples)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
-    if ((st = gpuimg_image_alloc(out, (int)w, (int)h, keep)) != GPUIMG_OK) {
+    if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, keep)) != GPUIMG_OK) {
         free(samples);
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     }

@@ -260,7 +260,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t 
         return r.over_read ? truncated(ctx, name, codec)
                            : damaged(ctx, name, codec, "the decoder disagrees with the header");
     }
-    st = gpuimg_image_alloc(out, w, h, comp);
+    st = gpuimg__image_take(ctx, out, w, h, comp);
     if (st != GPUIMG_OK) {
         free(pixels);
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));

@@ -44,10 +44,10 @@ gpuimg_status gpuimg_stats_compute(gpuimg_ctx *ctx, const gpuimg_image *img, gpu
 }
 
 /* A's luma at one-third contrast around mid-gray, differing pixels red. */
-static gpuimg_status diff_picture(const gpuimg_image *a, const gpuimg_image *b, int fuzz,
-                                  gpuimg_image *diff)
+static gpuimg_status diff_picture(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,
+                                  int fuzz, gpuimg_image *diff)
 {
-    gpuimg_status st = gpuimg_image_alloc(diff, a->width, a->height, 3);
+    gpuimg_status st = gpuimg__image_take(ctx, diff, a->width, a->height, 3);
     if (st != GPUIMG_OK)
         return st;
     size_t n = (size_t)a->width * (size_t)a->height;
@@ -90,7 +90,7 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     be->ops->planes_free(be, &pb);
     if (st != GPUIMG_OK)
         return gpuimg__backend_fail(ctx, st, "compare");
-    if (diff && (st = diff_picture(a, b, fuzz, diff)) != GPUIMG_OK)
+    if (diff && (st = diff_picture(ctx, a, b, fuzz, diff)) != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "compare: difference image: %s", gpuimg_strerror(st));
     return GPUIMG_OK;
 }
@@ -108,8 +108,8 @@ gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuim
     int color = a->channels >= 3 || b->channels >= 3;
     int alpha = a->channels % 2 == 0 || b->channels % 2 == 0;
     gpuimg_image wa, wb;
-    gpuimg_status st = gpuimg__image_widen(a, color, alpha, &wa);
-    if (st == GPUIMG_OK && (st = gpuimg__image_widen(b, color, alpha, &wb)) != GPUIMG_OK)
+    gpuimg_status st = gpuimg__image_widen(ctx, a, color, alpha, &wa);
+    if (st == GPUIMG_OK && (st = gpuimg__image_widen(ctx, b, color, alpha, &wb)) != GPUIMG_OK)
         gpuimg_image_free(&wa);
     if (st != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));

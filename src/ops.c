@@ -410,6 +410,12 @@ double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps)
     return ns;
 }
 
+void gpuimg__steps_shape(gpuimg_step *const *steps, int nsteps, int *w, int *h, int *c)
+{
+    for (int i = 0; i < nsteps; i++)
+        steps[i]->op->shape(steps[i], *w, *h, *c, w, h, c);
+}
+
 /* ---- steps ---- */
 
 gpuimg_status gpuimg_step_new(gpuimg_ctx *ctx, const char *name, gpuimg_step **out)

@@ -3,18 +3,26 @@
  * steps on resident planes, one download (planes -> interleaved). */
 #include <string.h>
 
+#include "host_buffers.h"
 #include "ops.h"
 
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
                              gpuimg_planes *planes)
 {
-    if (!img->data || img->channels < 1 || img->channels > 4 ||
-        gpuimg__image_bytes(img->width, img->height, img->channels) == 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "invalid input image");
     double t0 = gpuimg__now_ms();
-    gpuimg_status st = be->ops->planes_alloc(be, planes, img->width, img->height, img->channels);
-    if (st == GPUIMG_OK && (st = be->ops->upload(be, img, planes)) != GPUIMG_OK)
+    gpuimg_image copy;
+    const gpuimg_image *packed;
+    gpuimg_status st = gpuimg__image_packed(ctx, img, &copy, &packed);
+    if (st != GPUIMG_OK)
+        return st;
+    /* An image decoded before the device opened (a batch's first ones) is
+     * pinned here, once: its buffer stays pinned for the images after. */
+    if (packed->buffer)
+        gpuimg__buffer_pin(packed->buffer);
+    st = be->ops->planes_alloc(be, planes, img->width, img->height, img->channels);
+    if (st == GPUIMG_OK && (st = be->ops->upload(be, packed, planes)) != GPUIMG_OK)
         be->ops->planes_free(be, planes);
+    gpuimg_image_free(&copy);
     ctx->stage_ms[GPUIMG_STAGE_UPLOAD] += gpuimg__now_ms() - t0;
     return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, "upload");
 }
@@ -53,7 +61,7 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
 
     if (st == GPUIMG_OK) {
         t0 = gpuimg__now_ms();
-        st = gpuimg_image_alloc(out, cur.width, cur.height, cur.channels);
+        st = gpuimg__image_take(ctx, out, cur.width, cur.height, cur.channels);
         if (st != GPUIMG_OK)
             gpuimg__fail(ctx, st, "output image: %s", gpuimg_strerror(st));
         else if ((st = be->ops->download(be, &cur, out)) != GPUIMG_OK) {

@@ -27,6 +27,7 @@ Suite *cuda_suite(void);
 Suite *batch_suite(void);
 Suite *codecs_suite(void);
 Suite *untrusted_suite(void);
+Suite *buffers_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -79,6 +80,7 @@ int main(void)
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());
+        srunner_add_suite(sr, buffers_suite());
     }
     if (cuda) {
         srunner_add_suite(sr, cuda_suite());
