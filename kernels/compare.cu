@@ -37,9 +37,7 @@
 //  - the per-pixel quotient uses the hardware reciprocal estimate refined by
 //    one cubic Newton step (relative error far below 1e-15 of a value <= 1).
 // Per output pixel that is 30 · 40/30 (horizontal, halo rows included) + 55
-// (vertical) + ~25 (SSIM) ≈ 121 double instructions (counted in the SASS),
-// against ~180 before (with 22 quarter-rate int-to-double conversions) plus
-// the 40 bytes per pixel of double planes through global memory.
+// (vertical) + ~25 (SSIM) ≈ 121 double instructions (counted in the SASS).
 #include "device.cuh"
 #include "kernels.h"
 

@@ -19,9 +19,9 @@
 // each weight is an FMA operand read straight from the parameter (constant
 // bank). Any other size copies them to shared memory with each kernel row
 // padded to a multiple of 4, so one broadcast 16-byte load serves 4 taps
-// (16 FMAs): indexed from the parameter at run time, each tap was a
-// constant-cache load of its own (LDC; the compiler did not keep the index
-// uniform). Square kernels that are outer products never get here: they
+// (16 FMAs); indexed from the parameter at run time, each tap would be a
+// constant-cache load of its own (LDC: the compiler does not keep such an
+// index uniform). Square kernels that are outer products never get here: they
 // run as two 1-D passes (rank_one, below).
 //
 // Products are fused into the sum (FMA, one rounding per tap), summed in the

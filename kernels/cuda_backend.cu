@@ -7,7 +7,6 @@
 // that poisons the context (an illegal address, a launch failure) is sticky:
 // the backend then refuses further work and says why. GPUIMG_SYNC=1
 // synchronizes after every launch, to pin an asynchronous error to its kernel.
-#include <atomic>
 #include <new>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@ struct CudaBackend {
     cudaStream_t stream;
     cudaDeviceProp prop;
     int sync_launches;
+    int grid_limit; // blocks of a grid-stride launch: 8 per SM
     char broken[256];                 // non-empty after a sticky error
     uint8_t *d_interleaved = nullptr; // an image as the host holds it, for the layout kernels
     size_t interleaved_size = 0;
@@ -46,11 +46,12 @@ struct CudaBackend {
 constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 4;
 constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for word access
 
-// Set from the device's SM count when a backend opens; atomic because batch
-// opens backends on several threads while others launch. (With GPUs of
-// different sizes the last one opened sets it for all: grids only size the
-// grid-stride loops, so that costs speed, never results.)
-std::atomic<int> g_grid_limit{1024};
+// The grid of a grid-stride launch: a few blocks per SM of the backend's own
+// device. usable() sets it for the thread that drives the backend, at each
+// planes_alloc and upload (every operation allocates its output first), so
+// each of a batch's backends, on GPUs of different sizes, sizes its own
+// launches; the launchers read it without a backend at hand.
+thread_local int t_grid_limit = 1024;
 
 CudaBackend *cuda(gpuimg_backend *be)
 {
@@ -91,13 +92,15 @@ gpuimg_status launched(CudaBackend *cb, cudaError_t err, const char *kernel)
             return st_;                                                                            \
     } while (0)
 
-// Checked at the start of each operation: the context is sound, and the
-// calling thread uses this backend's device (the runtime keeps the current
+// Checked where every operation starts (planes_alloc: each one allocates
+// its output first) and in upload: the context is sound, and the calling
+// thread uses this backend's device and grid (the runtime keeps the current
 // device per thread, and batch drives backends from several threads).
 gpuimg_status usable(CudaBackend *cb)
 {
     if (!cb->broken[0]) {
         TRY(cb, "cudaSetDevice", cudaSetDevice(cb->device));
+        t_grid_limit = cb->grid_limit;
         return GPUIMG_OK;
     }
     snprintf(cb->base.message, sizeof cb->base.message,
@@ -576,7 +579,7 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
         cuda_close(&cb->base);
         return GPUIMG_ERR_NO_DEVICE;
     }
-    g_grid_limit.store(cb->prop.multiProcessorCount * 8, std::memory_order_relaxed);
+    cb->grid_limit = cb->prop.multiProcessorCount * 8;
     *out = &cb->base;
     return GPUIMG_OK;
 }
@@ -588,7 +591,7 @@ int gpuimg__grid_for(size_t n, int threads)
     size_t blocks = (n + (size_t)threads - 1) / (size_t)threads;
     if (blocks < 1)
         blocks = 1;
-    size_t limit = (size_t)g_grid_limit.load(std::memory_order_relaxed);
+    size_t limit = (size_t)t_grid_limit;
     return (int)(blocks < limit ? blocks : limit);
 }
 

@@ -8,7 +8,7 @@
 
 constexpr int MAP_THREADS = 256;
 
-__global__ void luma_kernel(const uint8_t *__restrict__ r, const uint8_t *__restrict__ g,
+__global__ void grayscale_kernel(const uint8_t *__restrict__ r, const uint8_t *__restrict__ g,
                             const uint8_t *__restrict__ b, uint8_t *__restrict__ dst, size_t n)
 {
     size_t nwords = n / 4, stride = (size_t)gridDim.x * MAP_THREADS;
@@ -110,7 +110,7 @@ extern "C" cudaError_t gpuimg__cuda_grayscale(const uint8_t *d_r, const uint8_t 
 {
     if (n == 0)
         return cudaSuccess;
-    luma_kernel<<<gpuimg__grid_for((n + 3) / 4, MAP_THREADS), MAP_THREADS, 0, stream>>>(
+    grayscale_kernel<<<gpuimg__grid_for((n + 3) / 4, MAP_THREADS), MAP_THREADS, 0, stream>>>(
         d_r, d_g, d_b, d_dst, n);
     return cudaGetLastError();
 }
