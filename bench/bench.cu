@@ -195,7 +195,7 @@ static void make_image(const char *path, std::vector<uint8_t> &rgb)
     if (strcmp(path, "-") != 0) {
         gpuimg_config cfg;
         gpuimg_config_init(&cfg);
-        cfg.backend = "cpu";
+        cfg.backend = GPUIMG_BACKEND_CPU;
         if (gpuimg_ctx_create(&cfg, &ctx) != GPUIMG_OK ||
             gpuimg_load(ctx, path, &img) != GPUIMG_OK || img.channels != 3) {
             fprintf(stderr, "bench: %s: %s\n", path, ctx ? gpuimg_ctx_error(ctx) : "no context");
@@ -270,7 +270,7 @@ int main(int argc, char **argv)
     // Weights from the op table itself, so they are the ones gpuimg uses.
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     gpuimg_ctx *ctx;
     gpuimg_ctx_create(&cfg, &ctx);
     // gaussian5 and the 15 x 15 box are outer products (convolve runs them

@@ -129,7 +129,7 @@ static gpuimg_ctx *make_ctx(int threads, int level)
 {
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     cfg.threads = threads;
     cfg.png_level = level;
     gpuimg_ctx *ctx;

@@ -24,7 +24,7 @@ struct CudaBackend {
     cudaStream_t stream;
     cudaDeviceProp prop;
     int sync_launches;
-    int grid_limit; // blocks of a grid-stride launch: 8 per SM
+    int grid_limit;                   // blocks of a grid-stride launch: 8 per SM
     char broken[256];                 // non-empty after a sticky error
     uint8_t *d_interleaved = nullptr; // an image as the host holds it, for the layout kernels
     size_t interleaved_size = 0;

@@ -9,7 +9,7 @@
 constexpr int MAP_THREADS = 256;
 
 __global__ void grayscale_kernel(const uint8_t *__restrict__ r, const uint8_t *__restrict__ g,
-                            const uint8_t *__restrict__ b, uint8_t *__restrict__ dst, size_t n)
+                                 const uint8_t *__restrict__ b, uint8_t *__restrict__ dst, size_t n)
 {
     size_t nwords = n / 4, stride = (size_t)gridDim.x * MAP_THREADS;
     for (size_t i = (size_t)blockIdx.x * MAP_THREADS + threadIdx.x; i < nwords; i += stride) {

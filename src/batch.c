@@ -311,7 +311,7 @@ static encoder *encoder_take(batch *b)
     if (e)
         return e;
     gpuimg_config cpu = b->cfg;
-    cpu.backend = "cpu"; /* codec work never touches a device */
+    cpu.backend = GPUIMG_BACKEND_CPU; /* codec work never touches a device */
     if (!(e = calloc(1, sizeof *e)) || gpuimg_ctx_create(&cpu, &e->ctx) != GPUIMG_OK) {
         free(e);
         return NULL;
@@ -378,7 +378,7 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
     gpuimg_status st = GPUIMG_OK;
     for (int d = 0; d < ndev && st == GPUIMG_OK; d++) {
         gpuimg_config cfg = b->cfg;
-        cfg.backend = backend;
+        cfg.backend = cuda ? GPUIMG_BACKEND_CUDA : GPUIMG_BACKEND_CPU;
         cfg.device = !cuda               ? 0
                      : opt->devices      ? opt->devices[d]
                      : opt->ndevices < 0 ? d
@@ -466,9 +466,9 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     r->dv = (devices_opening){.ctx = ctx, .b = b, .jobs = r->jobs};
     /* Sized before the device stage is known: as many workers as it will
      * have on one GPU (all of the CPU's when the CPU is named). */
-    int planned = strcmp(b->cfg.backend, "cpu") == 0 ? r->jobs
-                  : opt->devices                     ? STREAMS_PER_DEVICE * opt->ndevices
-                                                     : STREAMS_PER_DEVICE;
+    int planned = b->cfg.backend == GPUIMG_BACKEND_CPU ? r->jobs
+                  : opt->devices                       ? STREAMS_PER_DEVICE * opt->ndevices
+                                                       : STREAMS_PER_DEVICE;
     b->max_in_flight = 2 * r->jobs + 2 * planned;
     /* first, so that run_stop may always free it; no producer until the
      * decoders start, so that run_abort never waits on one */
@@ -479,7 +479,7 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
     for (int i = 0; i < r->jobs; i++) {
         gpuimg_config cpu = b->cfg;
-        cpu.backend = "cpu"; /* codec workers never touch a device */
+        cpu.backend = GPUIMG_BACKEND_CPU; /* codec workers never touch a device */
         gpuimg_status st = gpuimg_ctx_create(&cpu, &r->dec[i].ctx);
         if (st != GPUIMG_OK)
             return gpuimg__fail(ctx, st, "batch: cannot create a context");

@@ -115,7 +115,7 @@ const char *gpuimg_stage_name(gpuimg_stage s)
 void gpuimg_config_init(gpuimg_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    cfg->backend = "auto";
+    cfg->backend = GPUIMG_BACKEND_AUTO;
     cfg->png_level = 6;
     cfg->jpeg_quality = 90;
     cfg->max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
@@ -129,9 +129,8 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
         c = *cfg;
     else
         gpuimg_config_init(&c);
-    if (!c.backend)
-        c.backend = "auto";
-    if (strcmp(c.backend, "auto") != 0 && !gpuimg__backend_by_name(c.backend))
+    if (c.backend != GPUIMG_BACKEND_AUTO && c.backend != GPUIMG_BACKEND_CPU &&
+        c.backend != GPUIMG_BACKEND_CUDA)
         return GPUIMG_ERR_USAGE;
     if (c.png_level < 0 || c.png_level > 9 || c.jpeg_quality < 1 || c.jpeg_quality > 100 ||
         c.threads < 0 || c.device < 0)
@@ -306,11 +305,11 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
 {
     if (ctx->expect_ns <= 0 || ctx->backend || ctx->opener)
         return;
-    const char *want = ctx->cfg.backend;
+    gpuimg_backend_kind want = ctx->cfg.backend;
     /* One channel: gpuimg_run will count the real ones, never fewer, so
      * "auto" then takes the device this started. */
-    int device = strcmp(want, "cuda") == 0 ||
-                 (strcmp(want, "auto") == 0 &&
+    int device = want == GPUIMG_BACKEND_CUDA ||
+                 (want == GPUIMG_BACKEND_AUTO &&
                   (double)width * (double)height * ctx->expect_ns >= GPUIMG_AUTO_CPU_NS);
     ctx->expect_ns = 0; /* once: for the next image only */
     struct backend_opener *o = device ? calloc(1, sizeof *o) : NULL;
@@ -333,9 +332,10 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
 gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out)
 {
     if (!ctx->backend) {
-        const char *want = ctx->cfg.backend;
-        if (strcmp(want, "auto") != 0) {
-            gpuimg_status st = open_backend(ctx, gpuimg__backend_by_name(want));
+        gpuimg_backend_kind want = ctx->cfg.backend;
+        if (want != GPUIMG_BACKEND_AUTO) {
+            gpuimg_status st = open_backend(
+                ctx, want == GPUIMG_BACKEND_CPU ? &gpuimg__cpu_backend : gpuimg__cuda_backend());
             if (st != GPUIMG_OK)
                 return st;
         } else {
@@ -354,7 +354,7 @@ gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out)
 
 gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out)
 {
-    if (!ctx->backend && strcmp(ctx->cfg.backend, "auto") == 0 && cpu_ns < GPUIMG_AUTO_CPU_NS) {
+    if (!ctx->backend && ctx->cfg.backend == GPUIMG_BACKEND_AUTO && cpu_ns < GPUIMG_AUTO_CPU_NS) {
         gpuimg_status st = open_backend(ctx, &gpuimg__cpu_backend);
         if (st != GPUIMG_OK)
             return st;
@@ -368,6 +368,26 @@ gpuimg_status gpuimg_ctx_backend(gpuimg_ctx *ctx, const char **name)
     gpuimg_status st = gpuimg__backend(ctx, &be);
     *name = st == GPUIMG_OK ? be->ops->name : NULL;
     return st;
+}
+
+int gpuimg_backend_from_name(const char *name, gpuimg_backend_kind *out)
+{
+    for (int k = GPUIMG_BACKEND_AUTO; k <= GPUIMG_BACKEND_CUDA; k++)
+        if (strcmp(name, gpuimg_backend_kind_name((gpuimg_backend_kind)k)) == 0) {
+            *out = (gpuimg_backend_kind)k;
+            return 1;
+        }
+    return 0;
+}
+
+const char *gpuimg_backend_kind_name(gpuimg_backend_kind kind)
+{
+    switch (kind) {
+    case GPUIMG_BACKEND_AUTO: return "auto";
+    case GPUIMG_BACKEND_CPU: return "cpu";
+    case GPUIMG_BACKEND_CUDA: return "cuda";
+    }
+    return "?";
 }
 
 const gpuimg_backend_ops *gpuimg__backend_by_name(const char *name)

@@ -18,7 +18,7 @@ static gpuimg_ctx *codec_ctx(int threads, int level)
 {
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     cfg.threads = threads;
     cfg.png_level = level;
     gpuimg_ctx *ctx;

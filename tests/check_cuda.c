@@ -51,7 +51,7 @@ static gpuimg_ctx *ctx_on(const char *backend)
 {
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = backend;
+    ck_assert(gpuimg_backend_from_name(backend, &cfg.backend));
     gpuimg_ctx *ctx;
     ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
     return ctx;

@@ -53,7 +53,7 @@ START_TEST(round_trip_jpeg)
     const char *dir = tu_tmpdir();
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     cfg.jpeg_quality = 95;
     gpuimg_ctx *ctx;
     ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
@@ -117,7 +117,7 @@ START_TEST(png16_reduced_with_warning)
     write_png16(path, 300, 2);
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     cfg.warn = count_warning;
     gpuimg_ctx *ctx;
     ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
@@ -245,7 +245,7 @@ START_TEST(max_pixels)
 {
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     cfg.max_pixels = 257 * 131 - 1;
     gpuimg_ctx *ctx;
     ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
@@ -432,11 +432,36 @@ START_TEST(format_names)
 }
 END_TEST
 
+START_TEST(backend_kinds)
+{
+    static const char *const names[] = {"auto", "cpu", "cuda"};
+    for (int k = 0; k < 3; k++) {
+        gpuimg_backend_kind kind = (gpuimg_backend_kind)-1;
+        ck_assert(gpuimg_backend_from_name(names[k], &kind));
+        ck_assert_int_eq(kind, k);
+        ck_assert_str_eq(gpuimg_backend_kind_name(kind), names[k]);
+    }
+    gpuimg_backend_kind kind = GPUIMG_BACKEND_CPU;
+    ck_assert(!gpuimg_backend_from_name("gpu", &kind));
+    ck_assert(!gpuimg_backend_from_name("CPU", &kind));
+    ck_assert_int_eq(kind, GPUIMG_BACKEND_CPU); /* untouched */
+    ck_assert_str_eq(gpuimg_backend_kind_name((gpuimg_backend_kind)7), "?");
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    ck_assert_int_eq(cfg.backend, GPUIMG_BACKEND_AUTO);
+    cfg.backend = (gpuimg_backend_kind)7;
+    gpuimg_ctx *ctx = NULL;
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_ERR_USAGE);
+    ck_assert_ptr_null(ctx);
+}
+END_TEST
+
 Suite *io_suite(void)
 {
     Suite *s = suite_create("io");
     TCase *tc = tu_tcase("io");
     tcase_add_test(tc, round_trip_lossless);
+    tcase_add_test(tc, backend_kinds);
     tcase_add_test(tc, round_trip_jpeg);
     tcase_add_test(tc, png16_reduced_with_warning);
     tcase_add_test(tc, bad_inputs);

@@ -25,7 +25,8 @@ gpuimg_ctx *tu_ctx(void)
 {
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = tu_backend_name();
+    ck_assert_msg(gpuimg_backend_from_name(tu_backend_name(), &cfg.backend),
+                  "GPUIMG_BACKEND=%s: not a backend", tu_backend_name());
     gpuimg_ctx *ctx;
     ck_assert_int_eq(gpuimg_ctx_create(&cfg, &ctx), GPUIMG_OK);
     return ctx;

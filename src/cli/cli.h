@@ -20,6 +20,7 @@ typedef struct cli {
     /* Every argument parsed and checked, each command stops before it
      * touches a file (see cli_main). */
     int parse_only;
+    int backend_given; /* --backend was given: GPUIMG_BACKEND is not read */
     /* a progress line is on the terminal: a warning clears it first */
     int progress_line;
     gpuimg_ctx *ctx; /* created once the arguments are parsed */

@@ -227,7 +227,7 @@ int cmd_info(cli *c, int argc, char **argv)
     const char *names[] = {"cpu", "cuda"};
     for (int i = 0; i < 2; i++) {
         char text[512];
-        if (c->cfg.backend && strcmp(c->cfg.backend, "cpu") == 0 && i == 1) {
+        if (c->cfg.backend == GPUIMG_BACKEND_CPU && i == 1) {
             printf("  %-5s not probed (--backend cpu never touches the CUDA runtime)\n", names[i]);
             continue;
         }

@@ -145,11 +145,11 @@ int cli_global_option(cli *c, int opt, const char *arg)
     int rc = -1;
     switch (opt) {
     case G_BACKEND:
-        if (strcmp(arg, "auto") && strcmp(arg, "cuda") && strcmp(arg, "cpu")) {
+        if (!gpuimg_backend_from_name(arg, &c->cfg.backend)) {
             cli_error(c, "--backend: '%s' is not auto, cuda or cpu", arg);
             return EXIT_USAGE;
         }
-        c->cfg.backend = arg;
+        c->backend_given = 1;
         break;
     case G_DEVICE:
         if ((rc = whole_number(c, "device", arg, 0, 1023, &v)) < 0)
@@ -395,7 +395,7 @@ int cli_main(int argc, char **argv, int parse_only)
     gpuimg_config_init(&c.cfg);
     if (!parse_only)
         install_signal_handlers();
-    c.cfg.backend = NULL; /* set by --backend, else GPUIMG_BACKEND, else auto */
+    /* the backend: --backend's (backend_given), else GPUIMG_BACKEND's, else auto */
     char **pos;
     int npos;
     const cli_spec spec = {.help = main_help, .before_command = 1};
@@ -420,12 +420,9 @@ int cli_main(int argc, char **argv, int parse_only)
     int sub_argc = argc - cmd_index;
     char **sub_argv = argv + cmd_index;
     const char *env = getenv("GPUIMG_BACKEND");
-    if (env && *env && !c.cfg.backend) {
-        if (strcmp(env, "auto") && strcmp(env, "cuda") && strcmp(env, "cpu")) {
-            cli_error(&c, "GPUIMG_BACKEND: '%s' is not auto, cuda or cpu", env);
-            return EXIT_USAGE;
-        }
-        c.cfg.backend = env;
+    if (env && *env && !c.backend_given && !gpuimg_backend_from_name(env, &c.cfg.backend)) {
+        cli_error(&c, "GPUIMG_BACKEND: '%s' is not auto, cuda or cpu", env);
+        return EXIT_USAGE;
     }
     if (gpuimg_op_find(c.command)) {
         rc = cmd_image_op(&c, sub_argc, sub_argv);

@@ -19,7 +19,7 @@ static inline gpuimg_ctx *fuzz_ctx(int threads)
     if (!ctx) {
         gpuimg_config cfg;
         gpuimg_config_init(&cfg);
-        cfg.backend = "cpu";
+        cfg.backend = GPUIMG_BACKEND_CPU;
         cfg.threads = threads;
         cfg.max_pixels = 1u << 22;
         if (gpuimg_ctx_create(&cfg, &ctx) != GPUIMG_OK)

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         img.data[i] = size > 4 ? data[4 + i % (size - 4)] : (uint8_t)i;
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
-    cfg.backend = "cpu";
+    cfg.backend = GPUIMG_BACKEND_CPU;
     cfg.threads = 1 + data[3] / 10 % 4;
     cfg.png_level = data[3] % 10;
     gpuimg_ctx *ctx;
