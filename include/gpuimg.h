@@ -268,8 +268,10 @@ typedef struct gpuimg_histogram {
 
 gpuimg_status gpuimg_histogram_compute(gpuimg_ctx *ctx, const gpuimg_image *img,
                                        gpuimg_histogram *out);
-/* A bar chart, one panel and colour per channel. */
-gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, gpuimg_image *out);
+/* A bar chart (RGB), one panel and colour per channel, titled with the
+ * channel and its tallest bin, the value axis labelled; bar heights linear
+ * in the count, or in log(1 + count) when log_scale is 1. */
+gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, int log_scale, gpuimg_image *out);
 
 typedef struct gpuimg_stats {
     int channels;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Measurements that return figures rather than an image: histogram, stats,
- * compare (with its difference picture), and the histogram's bar chart. */
+ * compare (with its difference picture). The histogram's chart is plot.c. */
 #include <string.h>
 
 #include "arith.h"
@@ -117,54 +117,4 @@ gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuim
     gpuimg_image_free(&wa);
     gpuimg_image_free(&wb);
     return st;
-}
-
-/* ---- the histogram's bar chart ---- */
-
-#define PLOT_BAR 2      /* pixels per bin */
-#define PLOT_HEIGHT 120 /* bar area of one panel */
-#define PLOT_MARGIN 8
-
-gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, gpuimg_image *out)
-{
-    static const uint8_t rgb_colors[4][3] = {
-        {220, 40, 40}, {40, 170, 60}, {50, 90, 220}, {110, 110, 110}};
-    static const uint8_t gray_colors[2][3] = {{60, 60, 60}, {150, 150, 150}};
-    int cn = h->channels;
-    int panel = PLOT_HEIGHT + PLOT_MARGIN;
-    int width = 256 * PLOT_BAR + 2 * PLOT_MARGIN, height = cn * panel + PLOT_MARGIN;
-    gpuimg_status st = gpuimg_image_alloc(out, width, height, 3);
-    if (st != GPUIMG_OK)
-        return st;
-    memset(out->data, 255, (size_t)width * (size_t)height * 3);
-    for (int c = 0; c < cn; c++) {
-        const uint8_t *color = cn >= 3 ? rgb_colors[c] : gray_colors[c];
-        uint64_t peak = 1;
-        for (int v = 0; v < 256; v++)
-            if (h->counts[c][v] > peak)
-                peak = h->counts[c][v];
-        int base = PLOT_MARGIN + c * panel + PLOT_HEIGHT; /* row of the axis */
-        for (int x = PLOT_MARGIN - 1; x < width - PLOT_MARGIN + 1; x++) {
-            uint8_t *px = out->data + ((size_t)base * width + x) * 3;
-            px[0] = px[1] = px[2] = 0;
-        }
-        for (int v = 0; v < 256; v++) {
-            /* Ceiling, so any non-empty bin shows at least one pixel. */
-            int bar = (int)((h->counts[c][v] * PLOT_HEIGHT + peak - 1) / peak);
-            for (int y = base - bar; y < base; y++)
-                for (int k = 0; k < PLOT_BAR; k++) {
-                    uint8_t *px =
-                        out->data + ((size_t)y * width + PLOT_MARGIN + v * PLOT_BAR + k) * 3;
-                    memcpy(px, color, 3);
-                }
-        }
-        for (int v = 0; v <= 256; v += 64) { /* ticks under 0, 64, 128, 192, 256 */
-            int x = PLOT_MARGIN + v * PLOT_BAR - (v == 256);
-            for (int y = base; y < base + 4 && y < height; y++) {
-                uint8_t *px = out->data + ((size_t)y * width + x) * 3;
-                px[0] = px[1] = px[2] = 0;
-            }
-        }
-    }
-    return GPUIMG_OK;
 }

@@ -462,6 +462,13 @@ START_TEST(reports)
     free(out);
     struct stat sb;
     ck_assert_int_eq(stat(plot, &sb), 0);
+    ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--plot", plot, "--log"), 0);
+    free(out);
+    char *err;
+    ck_assert_int_eq(RUN(&out, &err, "histogram", photo(), "--log"), 2); /* --log needs --plot */
+    ck_assert_ptr_nonnull(strstr(err, "--plot"));
+    free(out);
+    free(err);
     ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--csv"), 0);
     ck_assert_int_eq(strncmp(out, "value,R,G,B\n0,", 14), 0);
     free(out);
@@ -478,11 +485,61 @@ START_TEST(reports)
 }
 END_TEST
 
+/* Pixels of column x in the colour rgb. */
+static int column_count(const gpuimg_image *img, int x, const uint8_t rgb[3])
+{
+    int n = 0;
+    for (int y = 0; y < img->height; y++)
+        n += memcmp(img->data + ((size_t)y * img->width + x) * 3, rgb, 3) == 0;
+    return n;
+}
+
+START_TEST(histogram_chart)
+{
+    static const uint8_t red[3] = {220, 40, 40}, black[3] = {0, 0, 0};
+    gpuimg_histogram h;
+    memset(&h, 0, sizeof h);
+    h.channels = 3;
+    h.counts[0][10] = 1000; /* the peak */
+    h.counts[0][20] = 10;
+    h.counts[0][30] = 1;
+    gpuimg_image lin, lg;
+    ck_assert_int_eq(gpuimg_histogram_plot(&h, 0, &lin), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_histogram_plot(&h, 1, &lg), GPUIMG_OK);
+    ck_assert_int_eq(lin.width, 2 * 256 + 16);
+    ck_assert_int_eq(lin.height, lg.height);
+    int x10 = 8 + 10 * 2, x20 = 8 + 20 * 2, x30 = 8 + 30 * 2, x40 = 8 + 40 * 2;
+    ck_assert_int_eq(column_count(&lin, x10, red), 120); /* the peak fills the panel */
+    ck_assert_int_eq(column_count(&lin, x20, red), 2);   /* ceil(10 / 1000 * 120) */
+    ck_assert_int_eq(column_count(&lin, x30, red), 1);   /* never invisible */
+    ck_assert_int_eq(column_count(&lin, x40, red), 0);
+    ck_assert_int_eq(column_count(&lg, x10, red), 120);
+    ck_assert_int_eq(column_count(&lg, x20, red), 42); /* ceil(log 11 / log 1001 * 120) */
+    ck_assert_int_eq(column_count(&lg, x30, red), 13); /* ceil(log 2 / log 1001 * 120) */
+    /* the title: "RED" in red above the bars, in the first rows */
+    int title = 0;
+    for (int y = 8; y < 15; y++)
+        for (int x = 8; x < 8 + 17; x++)
+            title += memcmp(lin.data + ((size_t)y * lin.width + x) * 3, red, 3) == 0;
+    ck_assert_int_gt(title, 10);
+    /* black text right of the title (the count and its scale) differs with --log */
+    ck_assert(memcmp(lin.data + 8 * lin.width * 3, lg.data + 8 * lg.width * 3,
+                     (size_t)7 * lin.width * 3) != 0);
+    /* tick labels: black pixels below the ticks of every panel */
+    ck_assert_int_gt(column_count(&lin, 8 + 128 * 2, black), 3 * 5);
+    gpuimg_image_free(&lin);
+    gpuimg_image_free(&lg);
+    h.channels = 0;
+    ck_assert_int_eq(gpuimg_histogram_plot(&h, 0, &lin), GPUIMG_ERR_USAGE);
+}
+END_TEST
+
 Suite *cli_suite(void)
 {
     Suite *s = suite_create("cli");
     TCase *tc = tu_tcase("cli");
     tcase_add_test(tc, help_and_version);
+    tcase_add_test(tc, histogram_chart);
     tcase_add_test(tc, forgiving_and_helpful);
     tcase_add_test(tc, command_equals_run_step);
     tcase_add_test(tc, errors_and_no_partial_output);

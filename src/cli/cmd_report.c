@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "json.h"
 
-enum { OPT_JSON = OPT_COMMAND, OPT_CSV, OPT_PLOT };
+enum { OPT_JSON = OPT_COMMAND, OPT_CSV, OPT_PLOT, OPT_LOG };
 
 /* Channel names in stored order (SPEC §3): R, G, B, A; or Y, A. */
 const char *cli_channel_name(int channels, int c)
@@ -27,7 +27,7 @@ static void json_head(const char *file, const gpuimg_image *img)
 }
 
 struct report_opts {
-    int json, csv;
+    int json, csv, log;
     const char *plot;
 };
 
@@ -37,6 +37,7 @@ static int report_option(cli *c, void *data, int opt, const char *arg)
     switch (opt) {
     case OPT_JSON: r->json = 1; break;
     case OPT_CSV: r->csv = 1; break;
+    case OPT_LOG: r->log = 1; break;
     case OPT_PLOT:
         if (strcmp(arg, "-") == 0) {
             cli_error(c, "--plot: standard output carries the report; name a file");
@@ -68,7 +69,12 @@ static int load_one(cli *c, int argc, char **argv, const cli_spec *spec, gpuimg_
         return EXIT_USAGE;
     }
     *in = pos[0];
-    const char *plot = ((struct report_opts *)spec->data)->plot;
+    const struct report_opts *r = spec->data;
+    const char *plot = r->plot;
+    if (r->log && !plot) {
+        cli_error(c, "--log scales the chart: give --plot PNG too");
+        return EXIT_USAGE;
+    }
     if ((rc = cli_open(c)) >= 0 || c->parse_only)
         return rc >= 0 ? rc : 0;
     if (plot && (rc = cli_check_output(c, plot, pos[0])) >= 0)
@@ -79,21 +85,25 @@ static int load_one(cli *c, int argc, char **argv, const cli_spec *spec, gpuimg_
 
 static void histogram_help(void)
 {
-    printf("usage: gpuimg histogram IN [--json|--csv] [--plot PNG]\n"
+    printf("usage: gpuimg histogram IN [--json|--csv] [--plot PNG [--log]]\n"
            "  exact 256-bin histogram of every channel, alpha included, in stored order\n"
            "  (R, G, B, A; or Y, A). Default output: a table, one row per value.\n\n"
            "options:\n"
            "  --json      {\"file\", \"width\", \"height\", \"channels\", \"names\", \"counts\": "
            "[[256 counts] per channel]}\n"
            "  --csv       value,R,G,B rows with a header\n"
-           "  --plot PNG  also write a bar chart, one panel and colour per channel\n");
+           "  --plot PNG  also write a bar chart: a panel per channel, titled with its\n"
+           "              name and tallest bin, values 0-255 along the axis\n"
+           "  --log       the chart's bars in log(1 + count), for images whose few huge\n"
+           "              bins (a border, a sky) would flatten the rest\n");
 }
 
 int cmd_histogram(cli *c, int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON},
                                          {"csv", no_argument, NULL, OPT_CSV},
-                                         {"plot", required_argument, NULL, OPT_PLOT}};
+                                         {"plot", required_argument, NULL, OPT_PLOT},
+                                         {"log", no_argument, NULL, OPT_LOG}};
     struct report_opts r = {0};
     const cli_spec spec = {opts, sizeof opts / sizeof opts[0], report_option, &r, histogram_help,
                            0};
@@ -106,7 +116,7 @@ int cmd_histogram(cli *c, int argc, char **argv)
     gpuimg_status st = gpuimg_histogram_compute(c->ctx, &img, &h);
     if (st == GPUIMG_OK && r.plot) {
         gpuimg_image chart;
-        st = gpuimg_histogram_plot(&h, &chart);
+        st = gpuimg_histogram_plot(&h, r.log, &chart);
         if (st != GPUIMG_OK) {
             cli_error(c, "--plot: %s", gpuimg_strerror(st));
             gpuimg_image_free(&img);
