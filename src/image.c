@@ -23,7 +23,10 @@ size_t gpuimg__image_bytes(int width, int height, int channels)
     return n * (size_t)channels;
 }
 
-gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels)
+/* Both allocations: the shape checked, then memory from the context's
+ * host buffers (unzeroed) when ctx is given and has them, else calloc. */
+static gpuimg_status image_new(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                               int channels)
 {
     memset(img, 0, sizeof *img);
     if (channels < 1 || channels > 4)
@@ -31,7 +34,12 @@ gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int c
     size_t bytes = gpuimg__image_bytes(width, height, channels);
     if (bytes == 0)
         return GPUIMG_ERR_TOO_LARGE;
-    if (!(img->data = calloc(bytes, 1)))
+    gpuimg_host_buffers *hb = ctx ? gpuimg__ctx_buffers(ctx) : NULL;
+    if (hb && (img->buffer = gpuimg__buffer_take(hb, bytes)) != NULL)
+        img->data = gpuimg__buffer_data(img->buffer);
+    else if (!hb)
+        img->data = calloc(bytes, 1);
+    if (!img->data)
         return GPUIMG_ERR_NOMEM;
     img->width = width;
     img->height = height;
@@ -40,26 +48,15 @@ gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int c
     return GPUIMG_OK;
 }
 
+gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels)
+{
+    return image_new(NULL, img, width, height, channels);
+}
+
 gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels)
 {
-    memset(img, 0, sizeof *img);
-    if (channels < 1 || channels > 4)
-        return GPUIMG_ERR_USAGE;
-    size_t bytes = gpuimg__image_bytes(width, height, channels);
-    if (bytes == 0)
-        return GPUIMG_ERR_TOO_LARGE;
-    gpuimg_host_buffers *hb = gpuimg__ctx_buffers(ctx);
-    if (!hb)
-        return gpuimg_image_alloc(img, width, height, channels);
-    if (!(img->buffer = gpuimg__buffer_take(hb, bytes)))
-        return GPUIMG_ERR_NOMEM;
-    img->data = gpuimg__buffer_data(img->buffer);
-    img->width = width;
-    img->height = height;
-    img->channels = channels;
-    img->stride = (size_t)width * (size_t)channels;
-    return GPUIMG_OK;
+    return image_new(ctx, img, width, height, channels);
 }
 
 void gpuimg_image_free(gpuimg_image *img)

@@ -36,6 +36,16 @@ static void reset_counts(void)
     registered = unregistered = 0;
 }
 
+/* A set that pins with the counting stand-in, the counts at zero. */
+static gpuimg_host_buffers *pinning_set(void)
+{
+    reset_counts();
+    gpuimg_host_buffers *hb = gpuimg__host_buffers_create();
+    ck_assert_ptr_nonnull(hb);
+    gpuimg__host_buffers_pin_with(hb, &pinning);
+    return hb;
+}
+
 START_TEST(reused_and_pinned_once)
 {
     reset_counts();
@@ -75,9 +85,7 @@ END_TEST
 
 START_TEST(idle_buffers_are_capped)
 {
-    reset_counts();
-    gpuimg_host_buffers *hb = gpuimg__host_buffers_create();
-    gpuimg__host_buffers_pin_with(hb, &pinning);
+    gpuimg_host_buffers *hb = pinning_set();
     struct gpuimg_buffer *held[12];
     for (int i = 0; i < 12; i++) /* sizes apart, so that none fits another's take */
         ck_assert_ptr_nonnull(held[i] = gpuimg__buffer_take(hb, (size_t)(i + 1) * 40000));
@@ -96,9 +104,7 @@ END_TEST
 
 START_TEST(buffer_outlives_its_set)
 {
-    reset_counts();
-    gpuimg_host_buffers *hb = gpuimg__host_buffers_create();
-    gpuimg__host_buffers_pin_with(hb, &pinning);
+    gpuimg_host_buffers *hb = pinning_set();
     struct gpuimg_buffer *a = gpuimg__buffer_take(hb, 5000);
     memset(gpuimg__buffer_data(a), 1, 5000);
     gpuimg__host_buffers_release(hb);
@@ -111,9 +117,7 @@ END_TEST
 
 START_TEST(prepared_buffer_pinned_elsewhere)
 {
-    reset_counts();
-    gpuimg_host_buffers *hb = gpuimg__host_buffers_create();
-    gpuimg__host_buffers_pin_with(hb, &pinning);
+    gpuimg_host_buffers *hb = pinning_set();
     struct gpuimg_buffer *p = gpuimg__buffer_prepare(hb, 300000);
     ck_assert_ptr_nonnull(p);
     /* the decoder's take finds it while the opener still pins it: no second pin */
