@@ -181,6 +181,9 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
  * leaves a partial file. */
 gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
                           const gpuimg_image *img);
+/* Writes len bytes to path atomically, as gpuimg_save writes images (a
+ * temporary file beside it, renamed into place): a report, a copy. */
+gpuimg_status gpuimg_write_file(gpuimg_ctx *ctx, const char *path, const void *data, size_t len);
 
 /* The checks gpuimg_save makes before any work, for callers that want them
  * before decoding: the format is known (GPUIMG_ERR_FORMAT), the folder exists
@@ -283,23 +286,157 @@ typedef struct gpuimg_stats {
 
 gpuimg_status gpuimg_stats_compute(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_stats *out);
 
+/* ---- Comparison (golden-image testing, SPEC §7) ------------------------- */
+
+/* A rectangle of pixels, x and y its top-left corner. */
+typedef struct gpuimg_rect {
+    int x, y, width, height;
+} gpuimg_rect;
+
+/* Which pixels differ, and which of those count. */
+typedef struct gpuimg_compare_options {
+    /* The pixel rule: a pixel differs when a channel differs by more than
+     * fuzz (0-255)... */
+    int fuzz;
+    /* ...or, when threshold is above 0 (at most 1), when pixelmatch's YIQ
+     * distance of the two pixels blended over white exceeds 35215 threshold². */
+    double threshold;
+    /* 1: a differing pixel that is anti-aliasing in either image (pixelmatch's
+     * detector) is forgiven, not counted. */
+    int antialiasing;
+    /* 0-8: a differing pixel is forgiven when each image's pixel there matches
+     * (by the pixel rule) a pixel of the other within max_shift pixels. */
+    int max_shift;
+    /* Pixels never counted in any figure: these rectangles (clipped to the
+     * image), and where mask (the images' size; may be NULL) has 0 in its
+     * first channel. */
+    const gpuimg_rect *ignore;
+    int nignore;
+    const gpuimg_image *mask;
+    /* 1: compute SSIM (the costly figure; 0 leaves has_ssim 0). */
+    int ssim;
+} gpuimg_compare_options;
+
+/* fuzz 0, no threshold, nothing forgiven or ignored, SSIM computed. */
+void gpuimg_compare_options_init(gpuimg_compare_options *o);
+
 typedef struct gpuimg_compare_result {
     int width, height, channels; /* of the widened images that were compared */
+    int size_differs;            /* set (and nothing else) when the sizes differ */
+    int identical;               /* every byte equal, ignored pixels included */
+    uint64_t compared;           /* pixels not ignored */
+    uint64_t ignored;            /* pixels ignored (rectangles and mask) */
+    uint64_t differing;          /* counted: differ by the pixel rule, not forgiven */
+    uint64_t forgiven;           /* differ, but anti-aliasing or shifted */
+    /* Over the compared pixels, every channel: */
     int max_diff;
-    uint64_t differing; /* pixels with a channel differing by more than fuzz */
     double mae, rmse;
-    double psnr; /* valid when !identical */
-    int identical;
-    double ssim; /* valid when has_ssim (both sides >= 11) */
+    double psnr;  /* valid when has_psnr (some compared value differs) */
+    int has_psnr;
+    double ssim;  /* valid when has_ssim (asked, both sides >= 11, pixels left) */
     int has_ssim;
-    int size_differs; /* set (and nothing else) when the sizes differ */
+    gpuimg_rect bbox; /* of the counted pixels; zero when differing is 0 */
 } gpuimg_compare_result;
 
-/* Compares a and b after widening both to a common channel layout. When diff
- * is not NULL it receives an RGB image: a's luma at one-third contrast, with
- * the differing pixels painted red. */
+/* Compares a and b after widening both to a common channel layout (gray ->
+ * RGB, missing alpha 255). opt may be NULL (the defaults). When diff is not
+ * NULL it receives an RGB image: a's luma at one-third contrast, counted
+ * pixels red, forgiven ones yellow, ignored ones dark blue. */
 gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,
-                             int fuzz, gpuimg_compare_result *out, gpuimg_image *diff);
+                             const gpuimg_compare_options *opt, gpuimg_compare_result *out,
+                             gpuimg_image *diff);
+
+/* When a pair passes: every limit given must hold; with none given, one
+ * counted pixel fails. */
+typedef struct gpuimg_compare_limits {
+    int has_max_diff, has_max_differing, has_max_differing_pct, has_min_psnr, has_min_ssim;
+    int max_diff;             /* no channel differs by more */
+    double max_differing;     /* at most this many counted pixels */
+    double max_differing_pct; /* at most this % of the compared pixels */
+    double min_psnr;          /* dB; identical values pass any */
+    double min_ssim;
+} gpuimg_compare_limits;
+
+/* Which limits a result breaks, as bits: */
+enum {
+    GPUIMG_FAILED_DIFFERS = 1,           /* no limit given, and a pixel counted */
+    GPUIMG_FAILED_MAX_DIFF = 2,
+    GPUIMG_FAILED_MAX_DIFFERING = 4,     /* the count */
+    GPUIMG_FAILED_MAX_DIFFERING_PCT = 8, /* the percentage */
+    GPUIMG_FAILED_MIN_PSNR = 16,
+    GPUIMG_FAILED_MIN_SSIM = 32,
+    GPUIMG_FAILED_SIZE = 64
+};
+/* The limits r breaks (0: it passes), the first one's reason in why
+ * ("differing 1532 pixels (0.37%) > 1000"), every one's in order when why
+ * has room. min_ssim where SSIM is n/a cannot apply; if no other limit is
+ * given, the no-limit rule decides. */
+unsigned gpuimg_compare_check(const gpuimg_compare_result *r, const gpuimg_compare_limits *l,
+                              char *why, size_t len);
+/* The name of one failure bit as --json lists it ("max_differing"). */
+const char *gpuimg_compare_failure_name(unsigned bit);
+
+/* ---- Folders of goldens (SPEC §7) --------------------------------------- */
+
+typedef enum gpuimg_pair_status {
+    GPUIMG_PAIR_IDENTICAL, /* every byte equal */
+    GPUIMG_PAIR_PASSED,    /* differs within the limits (or only in ignored pixels) */
+    GPUIMG_PAIR_FAILED,
+    GPUIMG_PAIR_SIZE,    /* width or height differ */
+    GPUIMG_PAIR_MISSING, /* a golden with no actual */
+    GPUIMG_PAIR_NEW,     /* an actual with no golden */
+    GPUIMG_PAIR_ERROR,   /* a file that cannot be read */
+    GPUIMG_PAIR_STATUS_COUNT
+} gpuimg_pair_status;
+
+/* "identical", "passed", "failed", "size", "missing", "new", "error". */
+const char *gpuimg_pair_status_name(gpuimg_pair_status s);
+
+typedef struct gpuimg_pair {
+    char *path;               /* relative to both folders */
+    char *expected, *actual;  /* the full paths (of the file there would be) */
+    char *mask;               /* NAME.mask.png beside the golden, or NULL */
+    gpuimg_pair_status status;
+    gpuimg_compare_result result; /* compared pairs: identical, passed, failed */
+    int expected_width, expected_height, actual_width, actual_height; /* read ones */
+    unsigned failed;              /* gpuimg_compare_check's bits */
+    char reason[320];             /* why it failed, or the error */
+} gpuimg_pair;
+
+typedef struct gpuimg_folder_options {
+    const char *expected_dir, *actual_dir;
+    int recursive;
+    gpuimg_compare_options compare; /* its mask is ignored: each golden's own applies */
+    gpuimg_compare_limits limits;
+    int jobs; /* pairs at once; 0: every core */
+    /* Called for each failed pair with its difference image (valid during
+     * the call), from the workers, one call at a time; may be NULL. */
+    void (*on_failed)(void *user, const gpuimg_pair *pair, const gpuimg_image *diff);
+    void *user;
+} gpuimg_folder_options;
+
+typedef struct gpuimg_folder_result {
+    gpuimg_pair *pairs; /* sorted by path */
+    size_t npairs;
+    size_t count[GPUIMG_PAIR_STATUS_COUNT];
+} gpuimg_folder_result;
+
+/* Pairs the images (by extension, as batch chooses them; NAME.mask.png
+ * files are masks, not pairs) with the same relative path under both
+ * folders, and compares each pair: decoded on every core, SSIM (when asked)
+ * on the backend, CUDA started once. Fails only when a folder cannot be
+ * read or memory runs out; a pair's troubles are its status. */
+gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_options *opt,
+                                     gpuimg_folder_result *out);
+void gpuimg_folder_result_free(gpuimg_folder_result *r);
+
+/* Makes the goldens agree with a compared folder: the actual of each
+ * failed, size and new pair copied byte for byte over (or beside) its
+ * golden, atomically; with prune, the goldens of missing pairs deleted, and
+ * their masks. Nothing else is written or deleted. *updated and *pruned
+ * count what was done; the first failure stops it (the context's error). */
+gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result *r, int prune,
+                                    size_t *updated, size_t *pruned);
 
 /* ---- Batch: every image of a folder through a pipeline (SPEC §5) -------- */
 

@@ -30,7 +30,7 @@ struct CudaBackend {
     size_t interleaved_size = 0;
     void *d_scratch = nullptr; // sized by the kernels' scratch queries
     size_t scratch_size = 0;
-    unsigned long long *d_small = nullptr; // 4 x 256 counts, then 4 results
+    unsigned long long *d_small = nullptr; // 4 x 256 counts
     double *d_ssim = nullptr;
     float *d_weights = nullptr; // a two-pass blur's weights, GPUIMG_CUDA_MAX_WEIGHTS
     float *h_weights = nullptr; // pinned: their copy is asynchronous (a pageable one syncs)
@@ -43,7 +43,7 @@ struct CudaBackend {
     size_t spare_bytes[SPARE_BLOCKS] = {};
 };
 
-constexpr size_t SMALL_COUNTS = 4 * 256, SMALL_RESULTS = 4;
+constexpr size_t SMALL_COUNTS = 4 * 256;
 constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for word access
 
 // The grid of a grid-stride launch: a few blocks per SM of the backend's own
@@ -452,35 +452,20 @@ gpuimg_status cuda_histogram(gpuimg_backend *be, const gpuimg_planes *src, gpuim
     return GPUIMG_OK;
 }
 
-gpuimg_status cuda_compare(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
-                           int fuzz, gpuimg_compare_result *out)
+gpuimg_status cuda_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                        const uint8_t *ignore, double *sum)
 {
     CudaBackend *cb = cuda(be);
-    unsigned long long *results = cb->d_small + SMALL_COUNTS;
-    int w = a->width, h = a->height;
-    int has_ssim = w >= GPUIMG_SSIM_TAPS && h >= GPUIMG_SSIM_TAPS;
-    TRY(cb, "cudaMemsetAsync (compare)",
-        cudaMemsetAsync(results, 0, 4 * sizeof(unsigned long long), cb->stream));
     TRY(cb, "cudaMemsetAsync (ssim)", cudaMemsetAsync(cb->d_ssim, 0, sizeof(double), cb->stream));
-    LAUNCH(cb, "compare",
-           gpuimg__cuda_diff_metrics(dplanes(a), dplanes(b), a->channels, npix(a), fuzz, results,
-                                     cb->stream));
-    for (int c = 0; has_ssim && c < a->channels; c++)
+    for (int c = 0; c < a->channels; c++)
         LAUNCH(cb, "ssim",
-               gpuimg__cuda_ssim(a->plane[c], b->plane[c], w, h, cb->d_ssim, cb->stream));
-    unsigned long long r[4];
-    double ssim_total = 0.0;
-    TRY(cb, "cudaMemcpy (compare)",
-        cudaMemcpyAsync(r, results, sizeof r, cudaMemcpyDeviceToHost, cb->stream));
+               gpuimg__cuda_ssim(a->plane[c], b->plane[c], ignore, a->width, a->height, cb->d_ssim,
+                                 cb->stream));
+    double total = 0.0;
     TRY(cb, "cudaMemcpy (ssim)",
-        cudaMemcpyAsync(&ssim_total, cb->d_ssim, sizeof ssim_total, cudaMemcpyDeviceToHost,
-                        cb->stream));
-    TRY(cb, "cudaStreamSynchronize (compare)", cudaStreamSynchronize(cb->stream));
-    // The device sums each channel's SSIM map; SPEC averages each map over its
-    // pixels, then over channels.
-    double map_pixels = has_ssim ? (double)(w - 10) * (double)(h - 10) : 1.0;
-    gpuimg__compare_finish(out, w, h, a->channels, (int)r[0], r[1], r[2], r[3],
-                           ssim_total / map_pixels, has_ssim);
+        cudaMemcpyAsync(&total, cb->d_ssim, sizeof total, cudaMemcpyDeviceToHost, cb->stream));
+    TRY(cb, "cudaStreamSynchronize (ssim)", cudaStreamSynchronize(cb->stream));
+    *sum += total;
     return GPUIMG_OK;
 }
 
@@ -518,7 +503,7 @@ gpuimg_backend_ops make_cuda_ops()
     o.copy_plane = cuda_copy_plane;
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;
-    o.compare = cuda_compare;
+    o.ssim = cuda_ssim;
     return o;
 }
 
@@ -564,8 +549,8 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
     if ((err = cudaSetDevice(device)) != cudaSuccess || (err = cudaFree(0)) != cudaSuccess ||
         (err = cudaGetDeviceProperties(&cb->prop, device)) != cudaSuccess ||
         (err = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-        (err = cudaMalloc(&cb->d_small, (SMALL_COUNTS + SMALL_RESULTS) *
-                                            sizeof(unsigned long long))) != cudaSuccess ||
+        (err = cudaMalloc(&cb->d_small, SMALL_COUNTS * sizeof(unsigned long long))) !=
+            cudaSuccess ||
         (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess ||
         (err = cudaMalloc(&cb->d_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float))) !=
             cudaSuccess ||

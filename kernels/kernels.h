@@ -79,13 +79,10 @@ cudaError_t gpuimg__cuda_equalize(const uint8_t *d_src, uint8_t *d_dst, size_t n
                                   const unsigned long long *d_counts, uint8_t *d_lut,
                                   cudaStream_t stream);
 
-/* compare.cu: differences of all channels into d_out: [0] max diff,
- * [1] differing pixels, [2] sum of d, [3] sum of d^2 (zeroed by the caller);
- * SSIM of one channel added into *d_ssim_sum (the caller divides). */
-cudaError_t gpuimg__cuda_diff_metrics(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n,
-                                      int fuzz, unsigned long long *d_out, cudaStream_t stream);
-cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h,
-                              double *d_ssim_sum, cudaStream_t stream);
+/* ssim.cu: the SSIM map of one channel, summed over the interior pixels
+ * whose d_ignore byte is 0 (d_ignore may be NULL), added into *d_ssim_sum. */
+cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, const uint8_t *d_ignore,
+                              int w, int h, double *d_ssim_sum, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

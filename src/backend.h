@@ -99,20 +99,19 @@ typedef struct gpuimg_backend_ops {
     /* Waits for queued work (a device backend's launches are asynchronous), so
      * that --time charges kernels to the kernel stage; NULL when synchronous. */
     gpuimg_status (*synchronize)(gpuimg_backend *be);
-    /* a and b have the same shape; fills every field but size_differs. */
-    gpuimg_status (*compare)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
-                             int fuzz, gpuimg_compare_result *out);
+    /* SSIM (SPEC §3) of a and b, the same shape, both sides at least
+     * GPUIMG_SSIM_TAPS: each channel's map summed over the pixels at least
+     * GPUIMG_SSIM_RADIUS from every edge whose ignore byte is 0 (ignore: a
+     * plane, or NULL for none), the channels' sums added into *sum. The rest
+     * of a comparison is the host's (src/compare.c). */
+    gpuimg_status (*ssim)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                          const uint8_t *ignore, double *sum);
 } gpuimg_backend_ops;
 
 /* Figures derived once for every backend from exact integers
  * (src/backend_common.c), so they agree to the last bit: the statistics of
  * n pixels from their histogram. */
 void gpuimg__stats_from_histogram(const gpuimg_histogram *h, uint64_t n, gpuimg_stats *out);
-/* Fills mae, rmse, psnr, identical from the difference sums; ssim_total is
- * the sum over channels of each channel's mean SSIM (has_ssim: computed). */
-void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channels, int max_diff,
-                            uint64_t differing, uint64_t sum, uint64_t squares, double ssim_total,
-                            int has_ssim);
 
 /* SSIM's window (SPEC §3): Gaussian σ = 1.5, radius 5, normalized. */
 #define GPUIMG_SSIM_RADIUS 5

@@ -42,27 +42,6 @@ void gpuimg__stats_from_histogram(const gpuimg_histogram *h, uint64_t n, gpuimg_
         stats_channel(out, c, n, h->counts[c]);
 }
 
-void gpuimg__compare_finish(gpuimg_compare_result *out, int w, int h, int channels, int max_diff,
-                            uint64_t differing, uint64_t sum, uint64_t squares, double ssim_total,
-                            int has_ssim)
-{
-    memset(out, 0, sizeof *out);
-    double values = (double)w * (double)h * channels;
-    out->width = w;
-    out->height = h;
-    out->channels = channels;
-    out->max_diff = max_diff;
-    out->differing = differing;
-    out->identical = max_diff == 0;
-    out->mae = (double)sum / values;
-    out->rmse = sqrt((double)squares / values);
-    if (!out->identical)
-        out->psnr = 10.0 * log10(255.0 * 255.0 / ((double)squares / values));
-    out->has_ssim = has_ssim;
-    if (has_ssim)
-        out->ssim = ssim_total / channels;
-}
-
 void gpuimg__ssim_window(double g[GPUIMG_SSIM_TAPS])
 {
     double sum = 0.0;

@@ -51,18 +51,6 @@ void gpuimg_batch_cancel(void)
     atomic_store(&batch_cancelled, 1);
 }
 
-/* mkdir -p for the folder part of path, inside a folder known to exist. */
-static int make_parents(char *path)
-{
-    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
-        *p = '\0';
-        int ok = mkdir(path, 0777) == 0 || errno == EEXIST;
-        *p = '/';
-        if (!ok)
-            return -1;
-    }
-    return 0;
-}
 
 /* ---- bounded queues and the in-flight gate ---- */
 
@@ -348,7 +336,7 @@ static void encode_job(gpuimg_task *task)
     encoder *e = encoder_take(b);
     if (!e) {
         report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
-    } else if (make_parents(parents) != 0) {
+    } else if (gpuimg__make_parents(parents) != 0) {
         char why[PATH_BUF + 64];
         snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
         report(b, it->index, GPUIMG_BATCH_FAILED, why);
@@ -441,7 +429,7 @@ static gpuimg_status make_out_dir(gpuimg_ctx *ctx, const char *out_dir)
     char path[PATH_BUF];
     snprintf(path, sizeof path, "%s/", out_dir);
     struct stat sb;
-    if (make_parents(path) != 0 || stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    if (gpuimg__make_parents(path) != 0 || stat(out_dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create the folder: %s", out_dir,
                             strerror(errno));
     return GPUIMG_OK;

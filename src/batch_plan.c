@@ -290,3 +290,16 @@ gpuimg_status gpuimg__plan_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *op
     }
     return GPUIMG_OK;
 }
+
+/* mkdir -p for the folder part of path, inside a folder known to exist. */
+int gpuimg__make_parents(char *path)
+{
+    for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+        *p = '\0';
+        int ok = mkdir(path, 0777) == 0 || errno == EEXIST;
+        *p = '/';
+        if (!ok)
+            return -1;
+    }
+    return 0;
+}

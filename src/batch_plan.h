@@ -8,6 +8,7 @@
 #ifndef GPUIMG_BATCH_PLAN_H
 #define GPUIMG_BATCH_PLAN_H
 
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "internal.h"
@@ -31,6 +32,10 @@ void gpuimg__file_list_free(gpuimg__file_list *l);
 gpuimg_status gpuimg__walk(gpuimg_ctx *ctx, const char *root, int recursive,
                            const struct stat *skip, gpuimg__file_list *files,
                            gpuimg__file_list *bad, uint64_t *ignored);
+
+/* mkdir -p for the folder part of path (modified and restored), inside a
+ * folder known to exist: 0, or -1 with errno. */
+int gpuimg__make_parents(char *path);
 
 typedef struct gpuimg__plan {
     gpuimg__file_list files;       /* this shard's inputs, relative to IN_DIR, sorted */

@@ -3,6 +3,8 @@
 #ifndef GPUIMG_INTERNAL_H
 #define GPUIMG_INTERNAL_H
 
+#include <stdio.h>
+
 #include "backend.h"
 #include "gpuimg.h"
 
@@ -70,6 +72,14 @@ double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps);
 void gpuimg__steps_shape(gpuimg_step *const *steps, int nsteps, int *w, int *h, int *c);
 /* Copies a backend failure's detail into the context. */
 gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what);
+
+/* The folder part of path ("." when it has none), in buf (write_atomic.c). */
+void gpuimg__parent_folder(const char *path, char *buf, size_t len);
+/* Writes path atomically: write() fills a temporary file beside it, which
+ * is renamed over path when write succeeds and removed otherwise. */
+gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
+                                   gpuimg_status (*write)(gpuimg_ctx *ctx, FILE *f, void *user),
+                                   void *user);
 
 /* Monotonic milliseconds. */
 double gpuimg__now_ms(void);

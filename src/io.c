@@ -287,18 +287,6 @@ static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_f
     return r->encode(ctx, f, name, format, img);
 }
 
-/* The folder part of path ("." when it has none), in buf. */
-static void parent_folder(const char *path, char *buf, size_t len)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(buf, len, ".");
-    else if (slash == path)
-        snprintf(buf, len, "/");
-    else
-        snprintf(buf, len, "%.*s", (int)(slash - path), path);
-}
-
 gpuimg_status gpuimg_check_output(gpuimg_ctx *ctx, const char *path, const char *input)
 {
     if (strcmp(path, "-") == 0)
@@ -307,7 +295,7 @@ gpuimg_status gpuimg_check_output(gpuimg_ctx *ctx, const char *path, const char 
         return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: unsupported output format (supported: %s)",
                             path, gpuimg_format_list());
     char folder[4096];
-    parent_folder(path, folder, sizeof folder);
+    gpuimg__parent_folder(path, folder, sizeof folder);
     struct stat so, si;
     if (stat(folder, &so) != 0 || !S_ISDIR(so.st_mode))
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: folder %s does not exist", path, folder);
@@ -319,60 +307,16 @@ gpuimg_status gpuimg_check_output(gpuimg_ctx *ctx, const char *path, const char 
     return GPUIMG_OK;
 }
 
-/* Temporary files of writes in progress, for gpuimg_remove_temporaries()
- * to delete from a signal handler: a slot is 0 free, 1 being filled, 2 live.
- * One per writer: batch's --jobs is at most 1024 (4 MiB of address space,
- * touched only as slots are used). */
-#define TEMP_SLOTS 1088
-static char temp_paths[TEMP_SLOTS][4200];
-static atomic_int temp_state[TEMP_SLOTS];
+struct encoding {
+    const char *path;
+    gpuimg_format format;
+    const gpuimg_image *img;
+};
 
-static int temp_register(const char *path)
+static gpuimg_status write_encoded(gpuimg_ctx *ctx, FILE *f, void *user)
 {
-    for (int i = 0; i < TEMP_SLOTS; i++) {
-        int expected = 0;
-        if (atomic_compare_exchange_strong(&temp_state[i], &expected, 1)) {
-            snprintf(temp_paths[i], sizeof temp_paths[i], "%s", path);
-            atomic_store(&temp_state[i], 2);
-            return i;
-        }
-    }
-    return -1; /* more writes in flight than slots: this one is not covered */
-}
-
-static void temp_unregister(int slot)
-{
-    if (slot >= 0)
-        atomic_store(&temp_state[slot], 0);
-}
-
-void gpuimg_remove_temporaries(void)
-{
-    for (int i = 0; i < TEMP_SLOTS; i++)
-        if (atomic_load(&temp_state[i]) == 2)
-            unlink(temp_paths[i]);
-}
-
-/* Creates "<folder>/.<name>.gpuimg-XXXXXXXX" exclusively, mode 0666 less the
- * umask (mkstemp's 0600 would need the umask read back, which is racy). */
-static int create_temp(const char *folder, const char *base, char *tmp, size_t len)
-{
-    static atomic_uint counter;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    for (int attempt = 0; attempt < 100; attempt++) {
-        unsigned x = (unsigned)getpid() * 2654435761u ^ (unsigned)ts.tv_nsec ^
-                     atomic_fetch_add(&counter, 1) * 40503u;
-        int n = snprintf(tmp, len, "%s/.%s.gpuimg-%08x", folder, base, x);
-        if (n < 0 || (size_t)n >= len) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    return -1;
+    struct encoding *e = user;
+    return encode(ctx, f, e->path, e->format, e->img);
 }
 
 static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdout, const char *name,
@@ -396,30 +340,8 @@ static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdou
         return st;
     }
 
-    char folder[4096], tmp[4200];
-    parent_folder(path, folder, sizeof folder);
-    const char *slash = strrchr(path, '/');
-    int fd = create_temp(folder, slash ? slash + 1 : path, tmp, sizeof tmp);
-    if (fd < 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create a file in %s: %s", path, folder,
-                            strerror(errno));
-    int slot = temp_register(tmp);
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        temp_unregister(slot);
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: %s", path, strerror(e));
-    }
-    st = encode(ctx, f, path, format, img);
-    if (fclose(f) != 0 && st == GPUIMG_OK)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-    if (st == GPUIMG_OK && rename(tmp, path) != 0)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-    if (st != GPUIMG_OK)
-        unlink(tmp);
-    temp_unregister(slot);
+    struct encoding e = {path, format, img};
+    st = gpuimg__write_atomic(ctx, path, write_encoded, &e);
     ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
     return st;
 }

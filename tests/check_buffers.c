@@ -172,7 +172,7 @@ START_TEST(strided_images_read_as_packed)
     gpuimg_step_free(step);
 
     gpuimg_compare_result r;
-    ck_assert_int_eq(gpuimg_compare(ctx, &strided, &packed, 0, &r, NULL), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_compare(ctx, &strided, &packed, NULL, &r, NULL), GPUIMG_OK);
     ck_assert_int_eq(r.identical, 1);
     gpuimg_histogram hp, hs;
     ck_assert_int_eq(gpuimg_histogram_compute(ctx, &packed, &hp), GPUIMG_OK);

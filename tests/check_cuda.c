@@ -171,17 +171,33 @@ START_TEST(measurements)
         ck_assert_int_eq(gpuimg_stats_compute(gpu, &a, &sg), GPUIMG_OK);
         ck_assert_mem_eq(&sc, &sg, sizeof sc); /* one formula from the same integers */
         gpuimg_compare_result rc, rg;
-        for (int fuzz = 0; fuzz <= 100; fuzz += 100) {
-            ck_assert_int_eq(gpuimg_compare(cpu, &a, &b, fuzz, &rc, NULL), GPUIMG_OK);
-            ck_assert_int_eq(gpuimg_compare(gpu, &a, &b, fuzz, &rg, NULL), GPUIMG_OK);
+        /* SSIM is the backend's part: plain, and over the pixels an ignored
+         * rectangle and a mask leave (its sum skips them on the device) */
+        gpuimg_rect rects[2] = {{2, 3, 9, 4}, {w - 7, 0, 40, 12}};
+        gpuimg_image mask;
+        tu_random_image(&mask, w, h, 1, (unsigned)(4000 + _i));
+        for (int variant = 0; variant < 3; variant++) {
+            gpuimg_compare_options o;
+            gpuimg_compare_options_init(&o);
+            o.fuzz = variant == 1 ? 100 : 0;
+            if (variant == 2) {
+                o.ignore = rects;
+                o.nignore = 2;
+                o.mask = &mask; /* about 1 pixel in 256 is 0: ignored */
+                o.threshold = 0.05;
+            }
+            ck_assert_int_eq(gpuimg_compare(cpu, &a, &b, &o, &rc, NULL), GPUIMG_OK);
+            ck_assert_int_eq(gpuimg_compare(gpu, &a, &b, &o, &rg, NULL), GPUIMG_OK);
             ck_assert_int_eq(rg.max_diff, rc.max_diff);
             ck_assert_uint_eq(rg.differing, rc.differing);
+            ck_assert_uint_eq(rg.ignored, rc.ignored);
             ck_assert_double_eq(rg.mae, rc.mae);
             ck_assert_double_eq(rg.rmse, rc.rmse);
             ck_assert_int_eq(rg.has_ssim, rc.has_ssim);
             if (rc.has_ssim) /* double sums in another order */
                 ck_assert_double_eq_tol(rg.ssim, rc.ssim, 1e-9);
         }
+        gpuimg_image_free(&mask);
         gpuimg_image_free(&a);
         gpuimg_image_free(&b);
     }

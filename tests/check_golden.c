@@ -117,30 +117,95 @@ static void run_stats(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image
         check_json_key(gc->id, keys[k], v[k], s.channels, json, 1e-12);
 }
 
+/* The value of key=... in a compare case's step, or NULL. */
+static const char *step_value(const char *step, const char *key, char *out, size_t len)
+{
+    char pat[32];
+    snprintf(pat, sizeof pat, "%s=", key);
+    for (const char *p = strstr(step, pat); p; p = strstr(p + 1, pat))
+        if (p[-1] == ':' || p[-1] == ',') {
+            snprintf(out, len, "%.*s", (int)strcspn(p + strlen(pat), ","), p + strlen(pat));
+            return out;
+        }
+    return NULL;
+}
+
+/* The step "compare:with=B[,fuzz=N][,threshold=D][,aa=1][,shift=N]
+ * [,ignore=X_Y_W_H;...][,mask=PATH][,ssim=1]" as options. */
+static int compare_case(const char *step, gpuimg_compare_options *o, gpuimg_rect *rects,
+                        gpuimg_image *mask, gpuimg_ctx *ctx)
+{
+    char v[512];
+    gpuimg_compare_options_init(o);
+    int rules = 0;
+    if (step_value(step, "fuzz", v, sizeof v))
+        o->fuzz = atoi(v);
+    if (step_value(step, "threshold", v, sizeof v) && ++rules)
+        o->threshold = atof(v);
+    if (step_value(step, "aa", v, sizeof v) && ++rules)
+        o->antialiasing = atoi(v);
+    if (step_value(step, "shift", v, sizeof v) && ++rules)
+        o->max_shift = atoi(v);
+    if (step_value(step, "ignore", v, sizeof v) && ++rules) {
+        char *save = NULL;
+        for (char *r = strtok_r(v, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+            gpuimg_rect *q = &rects[o->nignore++];
+            ck_assert_int_eq(sscanf(r, "%d_%d_%d_%d", &q->x, &q->y, &q->width, &q->height), 4);
+        }
+        o->ignore = rects;
+    }
+    if (step_value(step, "mask", v, sizeof v) && ++rules) {
+        tu_load(ctx, tu_golden(v), mask);
+        o->mask = mask;
+    }
+    int ssim = step_value(step, "ssim", v, sizeof v) != NULL;
+    rules += ssim;
+    o->ssim = rules ? ssim : 1; /* the plain cases' reference always has SSIM */
+    return rules;
+}
+
 static void run_compare(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *a,
                         const char *json)
 {
-    char with[256] = "";
-    int fuzz = 0;
-    const char *w = strstr(gc->step, "with="), *f = strstr(gc->step, "fuzz=");
-    ck_assert_ptr_nonnull(w);
-    sscanf(w + 5, "%255[^,]", with);
-    if (f)
-        fuzz = atoi(f + 5);
-    gpuimg_image b;
+    char with[512];
+    ck_assert_ptr_nonnull(step_value(gc->step, "with", with, sizeof with));
+    gpuimg_image b, mask = {0}, diff;
     tu_load(ctx, tu_golden(with), &b);
+    gpuimg_compare_options o;
+    gpuimg_rect rects[8];
+    int rules = compare_case(gc->step, &o, rects, &mask, ctx);
     gpuimg_compare_result r;
-    ck_assert_int_eq(gpuimg_compare(ctx, a, &b, fuzz, &r, NULL), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_compare(ctx, a, &b, &o, &r, &diff), GPUIMG_OK);
     ck_assert(!r.size_differs);
     double ints[2] = {r.max_diff, (double)r.differing};
     check_json_key(gc->id, "max_diff", &ints[0], 1, json, 0);
     check_json_key(gc->id, "differing", &ints[1], 1, json, 0);
     check_json_key(gc->id, "mae", &r.mae, 1, json, 1e-9);
     check_json_key(gc->id, "rmse", &r.rmse, 1, json, 1e-9);
-    double psnr = r.identical ? NAN : r.psnr, ssim = r.has_ssim ? r.ssim : NAN;
+    double psnr = r.has_psnr ? r.psnr : NAN, ssim = r.has_ssim ? r.ssim : NAN;
     check_json_key(gc->id, "psnr", &psnr, 1, json, 1e-9);
     /* SSIM: sums of many float products; 1e-6 leaves room for a GPU's float. */
     check_json_key(gc->id, "ssim", &ssim, 1, json, 1e-6);
+    if (rules) { /* SPEC section 7's figures, and the picture, pixel for pixel */
+        double more[2] = {(double)r.forgiven, (double)r.ignored};
+        check_json_key(gc->id, "forgiven", &more[0], 1, json, 0);
+        check_json_key(gc->id, "ignored", &more[1], 1, json, 0);
+        double box[4] = {r.bbox.x, r.bbox.y, r.bbox.width, r.bbox.height};
+        if (r.differing)
+            check_json_key(gc->id, "bbox", box, 4, json, 0);
+        else
+            check_json_key(gc->id, "bbox", (double[]){NAN}, 1, json, 0);
+        char rel[600];
+        snprintf(rel, sizeof rel, "expected/%s_diff.png", gc->id);
+        gpuimg_image want;
+        tu_load(ctx, tu_golden(rel), &want);
+        char msg[256];
+        ck_assert_msg(tu_images_agree(&diff, &want, 1, msg, sizeof msg), "%s: diff: %s", gc->id,
+                      msg);
+        gpuimg_image_free(&want);
+    }
+    gpuimg_image_free(&diff);
+    gpuimg_image_free(&mask);
     gpuimg_image_free(&b);
 }
 

@@ -1,179 +1,236 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* strndup */
-/* `gpuimg compare A B`: golden-image comparison. Exit 0 within tolerance,
- * 1 beyond it (a size mismatch included). With no threshold option any
- * pixel differing by more than --fuzz fails; with thresholds, each one given
- * must hold. */
+/* `gpuimg compare A B` and `gpuimg compare EXPECTED_DIR ACTUAL_DIR`:
+ * golden-image testing (SPEC §7). Exit 0 within tolerance, 1 beyond it (a
+ * size mismatch, a missing golden or actual, a new one without --allow-new
+ * included), 3 when a file cannot be read or a report written. */
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
+#include "compare_out.h"
 #include "json.h"
 
 enum {
     OPT_DIFF = OPT_COMMAND,
     OPT_FUZZ,
+    OPT_THRESHOLD,
+    OPT_ANTIALIASING,
+    OPT_MAX_SHIFT,
+    OPT_IGNORE,
+    OPT_MASK,
     OPT_MAX_DIFF,
     OPT_MAX_DIFFERING,
     OPT_MIN_PSNR,
     OPT_MIN_SSIM,
-    OPT_JSON
+    OPT_SSIM,
+    OPT_JSON,
+    OPT_RECURSIVE,
+    OPT_ALLOW_NEW,
+    OPT_REPORT,
+    OPT_JUNIT,
+    OPT_UPDATE,
+    OPT_PRUNE,
+    OPT_JOBS
 };
 
+#define MAX_IGNORE 64
+
 struct compare_opts {
-    const char *diff;
-    int fuzz, json;
-    int has_max_diff, has_max_differing, has_min_psnr, has_min_ssim;
-    int max_diff;
-    double max_differing; /* pixels, or a percentage when differing_pct */
-    int differing_pct;
-    double min_psnr, min_ssim;
+    compare_settings s;
+    gpuimg_rect ignore[MAX_IGNORE];
+    const char *diff, *report, *junit;
+    int json, want_ssim, recursive, allow_new, update, prune, jobs;
 };
 
 static void compare_help(void)
 {
-    printf("usage: gpuimg compare A B [--diff PNG] [--fuzz T] [--max-diff N]\n"
-           "                      [--max-differing P] [--min-psnr DB] [--min-ssim S] [--json]\n"
-           "  compares two images of the same size (a gray or alpha-less one is widened:\n"
-           "  gray -> RGB, missing alpha = 255) and reports max_diff, differing pixels,\n"
-           "  mae, rmse, psnr and ssim (Wang et al. 2004, skimage's gaussian_weights figure).\n"
-           "  exit 0: within tolerance; 1: differs beyond it, or the sizes differ.\n"
-           "  With no threshold option any differing pixel fails.\n\n"
-           "options:\n"
-           "  --diff PNG           write A's luma at one-third contrast, differing pixels red\n"
-           "  --fuzz T             a pixel differs when a channel differs by more than T (0-255; "
-           "default 0)\n"
-           "  --max-diff N         pass when no channel differs by more than N (0-255)\n"
-           "  --max-differing P    pass when at most P pixels differ; P%% for a percentage\n"
-           "  --min-psnr DB        pass when PSNR >= DB (identical images: infinite)\n"
-           "  --min-ssim S         pass when SSIM >= S (-1 to 1); where SSIM is n/a (a side\n"
-           "                       under 11) it cannot apply, and the other rules decide\n"
-           "  --json               one JSON object instead of text\n");
+    printf(
+        "usage: gpuimg compare A B [options]\n"
+        "       gpuimg compare EXPECTED_DIR ACTUAL_DIR [options]\n"
+        "  golden-image comparison. Two images of the same size (a gray or alpha-less one\n"
+        "  widened: gray -> RGB, missing alpha = 255): max_diff, differing pixels, mae,\n"
+        "  rmse, psnr, ssim. Two folders: every image with the same relative path in both,\n"
+        "  one line per pair that is not identical or passed, then a summary.\n"
+        "  exit 0: within tolerance; 1: differs beyond it (sizes, missing, new included);\n"
+        "  3: a file cannot be read. With no limit option one counted pixel fails.\n\n"
+        "which pixels differ:\n"
+        "  --fuzz T             a channel differing by more than T (0-255; default 0)\n"
+        "  --threshold D        instead, pixelmatch's YIQ colour distance above D (0-1;\n"
+        "                       0.1 is pixelmatch's default)\n"
+        "  --antialiasing       forgive pixels that are anti-aliasing in either image\n"
+        "  --max-shift N        forgive a pixel matched within N pixels both ways (0-8)\n"
+        "  --ignore X,Y,W,H     never count this rectangle (repeatable)\n"
+        "  --mask PNG           never count pixels whose first channel is 0 (A's size);\n"
+        "                       in folders, a golden NAME.EXT takes NAME.mask.png\n"
+        "limits (every one given must hold):\n"
+        "  --max-diff N         no channel differs by more than N (0-255)\n"
+        "  --max-differing N    at most N counted pixels; N%% for a percentage; both may\n"
+        "                       be given\n"
+        "  --min-psnr DB        PSNR >= DB (identical: infinite)\n"
+        "  --min-ssim S         SSIM >= S (-1 to 1); n/a under 11 pixels a side\n"
+        "output:\n"
+        "  --ssim               compute SSIM (the costly figure) without --min-ssim\n"
+        "  --diff PNG           A's luma at one-third contrast: counted pixels red,\n"
+        "                       forgiven yellow, ignored dark blue (one pair)\n"
+        "  --json               one JSON document instead of text\n"
+        "folders:\n"
+        "  --recursive          descend into subfolders\n"
+        "  --allow-new          an actual with no golden does not fail\n"
+        "  --report DIR         an HTML report (DIR/index.html, report.json, images)\n"
+        "  --junit FILE         JUnit XML, one test case per pair\n"
+        "  --update             copy the actual over each failed, size and new golden\n"
+        "  --prune              with --update: delete goldens with no actual (and masks)\n"
+        "  --jobs N             pairs at once (default: every core)\n");
 }
 
-static int compare_option(cli *c, void *data, int opt, const char *arg)
+/* "X,Y,W,H" of whole numbers, W and H above 0. */
+static int parse_rect(cli *c, const char *arg, gpuimg_rect *r)
 {
-    struct compare_opts *o = data;
+    double v[4];
+    char *text = strdup(arg);
+    int n = 0, ok = text != NULL;
+    for (char *tok = text ? strtok(text, ",") : NULL; ok && tok; tok = strtok(NULL, ",")) {
+        while (*tok == ' ')
+            tok++;
+        ok = n < 4 && gpuimg_parse_number(tok, &v[n]) && v[n] == floor(v[n]) &&
+             fabs(v[n]) <= 1e9;
+        n++;
+    }
+    free(text);
+    if (!ok || n != 4 || v[2] < 1 || v[3] < 1) {
+        cli_error(c, "--ignore: '%s' is not X,Y,W,H (whole numbers, W and H at least 1)", arg);
+        return EXIT_USAGE;
+    }
+    *r = (gpuimg_rect){(int)v[0], (int)v[1], (int)v[2], (int)v[3]};
+    return -1;
+}
+
+static int limit_option(cli *c, struct compare_opts *o, int opt, const char *arg)
+{
+    gpuimg_compare_limits *l = &o->s.lim;
     double v;
     int rc = -1;
     switch (opt) {
-    case OPT_DIFF:
-        if (strcmp(arg, "-") == 0) {
-            cli_error(c, "--diff: standard output carries the report; name a file");
-            return EXIT_USAGE;
-        }
-        o->diff = arg;
-        break;
-    case OPT_JSON: o->json = 1; break;
-    case OPT_FUZZ:
-        if ((rc = cli_whole_number(c, "fuzz", arg, 0, 255, &v)) < 0)
-            o->fuzz = (int)v;
-        break;
     case OPT_MAX_DIFF:
         if ((rc = cli_whole_number(c, "max-diff", arg, 0, 255, &v)) < 0) {
-            o->max_diff = (int)v;
-            o->has_max_diff = 1;
+            l->max_diff = (int)v;
+            l->has_max_diff = 1;
         }
         break;
     case OPT_MAX_DIFFERING: {
         size_t len = strlen(arg);
-        o->differing_pct = len > 0 && arg[len - 1] == '%';
-        char *text = strndup(arg, len - (size_t)o->differing_pct); /* the whole value, less '%' */
+        int pct = len > 0 && arg[len - 1] == '%';
+        char *text = strndup(arg, len - (size_t)pct); /* the whole value, less '%' */
         if (!text)
             return EXIT_DEVICE;
-        if ((rc = cli_number(c, "max-differing", text, 0, o->differing_pct ? 100 : 1e18, &v)) < 0) {
-            o->max_differing = v;
-            o->has_max_differing = 1;
+        if ((rc = cli_number(c, "max-differing", text, 0, pct ? 100 : 1e18, &v)) < 0) {
+            if ((pct && l->has_max_differing_pct) || (!pct && l->has_max_differing)) {
+                cli_error(c, "--max-differing: give it at most once as a count and once as a "
+                             "percentage");
+                rc = EXIT_USAGE;
+            } else if (pct) {
+                l->max_differing_pct = v;
+                l->has_max_differing_pct = 1;
+            } else {
+                l->max_differing = v;
+                l->has_max_differing = 1;
+            }
         }
         free(text);
         break;
     }
     case OPT_MIN_PSNR:
         if ((rc = cli_number(c, "min-psnr", arg, 0, 1000, &v)) < 0) {
-            o->min_psnr = v;
-            o->has_min_psnr = 1;
+            l->min_psnr = v;
+            l->has_min_psnr = 1;
         }
         break;
     case OPT_MIN_SSIM:
         if ((rc = cli_number(c, "min-ssim", arg, -1, 1, &v)) < 0) {
-            o->min_ssim = v;
-            o->has_min_ssim = 1;
+            l->min_ssim = v;
+            l->has_min_ssim = 1;
         }
         break;
     }
     return rc;
 }
 
-/* Applies the thresholds; writes the first failing reason into why. With no
- * threshold that applies (none given, or only --min-ssim where SSIM is n/a),
- * any differing pixel fails: a check that cannot be made never passes. */
-static int verdict(const struct compare_opts *o, const gpuimg_compare_result *r, char *why,
-                   size_t len)
+static int compare_option(cli *c, void *data, int opt, const char *arg)
 {
-    uint64_t pixels = (uint64_t)r->width * (uint64_t)r->height;
-    why[0] = '\0';
-    int ssim_applies = o->has_min_ssim && r->has_ssim;
-    if (!o->has_max_diff && !o->has_max_differing && !o->has_min_psnr && !ssim_applies) {
-        if (r->differing == 0)
-            return 1;
-        snprintf(why, len, "%llu pixel%s differ%s by more than %d",
-                 (unsigned long long)r->differing, r->differing == 1 ? "" : "s",
-                 r->differing == 1 ? "s" : "", o->fuzz);
-        return 0;
+    struct compare_opts *o = data;
+    gpuimg_compare_options *co = &o->s.opt;
+    double v;
+    int rc = -1;
+    switch (opt) {
+    case OPT_DIFF:
+    case OPT_REPORT:
+    case OPT_JUNIT:
+        if (strcmp(arg, "-") == 0) {
+            cli_error(c, "--%s: standard output carries the report; name a file",
+                      opt == OPT_DIFF ? "diff" : opt == OPT_REPORT ? "report" : "junit");
+            return EXIT_USAGE;
+        }
+        *(opt == OPT_DIFF ? &o->diff : opt == OPT_REPORT ? &o->report : &o->junit) = arg;
+        break;
+    case OPT_JSON: o->json = 1; break;
+    case OPT_SSIM: o->want_ssim = 1; break;
+    case OPT_ANTIALIASING: co->antialiasing = 1; break;
+    case OPT_RECURSIVE: o->recursive = 1; break;
+    case OPT_ALLOW_NEW: o->allow_new = 1; break;
+    case OPT_UPDATE: o->update = 1; break;
+    case OPT_PRUNE: o->prune = 1; break;
+    case OPT_MASK: o->s.mask = arg; break;
+    case OPT_FUZZ:
+        if ((rc = cli_whole_number(c, "fuzz", arg, 0, 255, &v)) < 0)
+            co->fuzz = (int)v;
+        break;
+    case OPT_THRESHOLD:
+        if ((rc = cli_number(c, "threshold", arg, 0, 1, &v)) < 0) {
+            if (v <= 0) {
+                cli_error(c, "--threshold: %s is not above 0 (0 < D <= 1)", arg);
+                return EXIT_USAGE;
+            }
+            co->threshold = v;
+        }
+        break;
+    case OPT_MAX_SHIFT:
+        if ((rc = cli_whole_number(c, "max-shift", arg, 0, 8, &v)) < 0)
+            co->max_shift = (int)v;
+        break;
+    case OPT_JOBS:
+        if ((rc = cli_whole_number(c, "jobs", arg, 0, 1024, &v)) < 0)
+            o->jobs = (int)v;
+        break;
+    case OPT_IGNORE:
+        if (co->nignore == MAX_IGNORE) {
+            cli_error(c, "--ignore: at most %d rectangles", MAX_IGNORE);
+            return EXIT_USAGE;
+        }
+        if ((rc = parse_rect(c, arg, &o->ignore[co->nignore])) < 0)
+            co->nignore++;
+        break;
+    default: rc = limit_option(c, o, opt, arg);
     }
-    if (o->has_max_diff && r->max_diff > o->max_diff) {
-        snprintf(why, len, "max_diff %d > %d", r->max_diff, o->max_diff);
-        return 0;
-    }
-    double limit = o->differing_pct ? o->max_differing / 100.0 * (double)pixels : o->max_differing;
-    if (o->has_max_differing && (double)r->differing > limit) {
-        snprintf(why, len, "%llu differing pixels > %g%s", (unsigned long long)r->differing,
-                 o->max_differing, o->differing_pct ? "%" : "");
-        return 0;
-    }
-    if (o->has_min_psnr && !r->identical && r->psnr < o->min_psnr) {
-        snprintf(why, len, "psnr %.4f dB < %g", r->psnr, o->min_psnr);
-        return 0;
-    }
-    if (o->has_min_ssim && r->has_ssim && r->ssim < o->min_ssim) {
-        snprintf(why, len, "ssim %.6f < %g", r->ssim, o->min_ssim);
-        return 0;
-    }
-    return 1;
+    return rc;
 }
 
-static void print_json(const char *a, const char *b, const gpuimg_compare_result *r, int pass)
+static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p)
 {
-    printf("{\"a\": ");
-    json_string(stdout, a);
-    printf(", \"b\": ");
-    json_string(stdout, b);
-    if (r->size_differs) {
-        printf(", \"size_differs\": true, \"pass\": false}\n");
-        return;
-    }
-    printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"max_diff\": %d, "
-           "\"differing\": %llu, \"mae\": ",
-           r->width, r->height, r->channels, r->max_diff, (unsigned long long)r->differing);
-    json_number(stdout, r->mae, 1);
-    printf(", \"rmse\": ");
-    json_number(stdout, r->rmse, 1);
-    printf(", \"psnr\": ");
-    json_number(stdout, r->psnr, !r->identical);
-    printf(", \"ssim\": ");
-    json_number(stdout, r->ssim, r->has_ssim);
-    printf(", \"pass\": %s}\n", pass ? "true" : "false");
-}
-
-static void print_text(const gpuimg_compare_result *r, int pass, const char *why)
-{
-    uint64_t pixels = (uint64_t)r->width * (uint64_t)r->height;
     printf("max_diff   %d\n", r->max_diff);
     printf("differing  %llu (%.4f%%)\n", (unsigned long long)r->differing,
-           100.0 * (double)r->differing / (double)pixels);
+           r->compared ? 100.0 * (double)r->differing / (double)r->compared : 0.0);
+    if (r->forgiven)
+        printf("forgiven   %llu (anti-aliasing or shift)\n", (unsigned long long)r->forgiven);
+    if (r->ignored)
+        printf("ignored    %llu\n", (unsigned long long)r->ignored);
+    if (r->differing)
+        printf("bbox       %d,%d,%d,%d\n", r->bbox.x, r->bbox.y, r->bbox.width, r->bbox.height);
     printf("mae        %.6f\nrmse       %.6f\n", r->mae, r->rmse);
-    if (r->identical)
+    if (!r->has_psnr)
         printf("psnr       inf\n");
     else
         printf("psnr       %.4f dB\n", r->psnr);
@@ -181,11 +238,83 @@ static void print_text(const gpuimg_compare_result *r, int pass, const char *why
         printf("ssim       %.6f\n", r->ssim);
     else
         printf("ssim       n/a\n");
-    printf("result     %s%s%s\n",
-           r->identical ? "identical"
-           : pass       ? "within tolerance"
-                        : "differs beyond tolerance",
-           why[0] ? ": " : "", why);
+    const char *verdict = p->status == GPUIMG_PAIR_IDENTICAL ? "identical"
+                          : p->status == GPUIMG_PAIR_PASSED  ? "within tolerance"
+                                                             : "differs beyond tolerance";
+    printf("result     %s%s%s\n", verdict, p->reason[0] ? ": " : "", p->reason);
+}
+
+/* SSIM is computed when a limit or the user asks for it: it is most of a
+ * comparison's time on the CPU (4.7 of 5.7 s for an 8K pair). */
+static void settle_ssim(struct compare_opts *o)
+{
+    o->s.opt.ssim = o->want_ssim || o->s.lim.has_min_ssim;
+    o->s.opt.ignore = o->ignore;
+}
+
+static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const char *b_path)
+{
+    gpuimg_pair p = {.expected = (char *)a_path, .actual = (char *)b_path};
+    gpuimg_image a = {0}, b = {0}, mask = {0}, diff = {0};
+    gpuimg_status st = gpuimg_load(c->ctx, a_path, &a);
+    if (st == GPUIMG_OK)
+        st = gpuimg_load(c->ctx, b_path, &b);
+    if (st == GPUIMG_OK && o->s.mask && (st = gpuimg_load(c->ctx, o->s.mask, &mask)) == GPUIMG_OK)
+        o->s.opt.mask = &mask;
+    if (st == GPUIMG_OK) {
+        p.expected_width = a.width;
+        p.expected_height = a.height;
+        p.actual_width = b.width;
+        p.actual_height = b.height;
+        st = gpuimg_compare(c->ctx, &a, &b, &o->s.opt, &p.result, o->diff ? &diff : NULL);
+    }
+    if (st == GPUIMG_OK && o->diff && !p.result.size_differs)
+        st = gpuimg_save(c->ctx, o->diff, GPUIMG_FORMAT_NONE, &diff);
+    gpuimg_image_free(&diff);
+    gpuimg_image_free(&mask);
+    gpuimg_image_free(&a);
+    gpuimg_image_free(&b);
+    if (st != GPUIMG_OK) {
+        if (!o->json)
+            return cli_fail(c, st);
+        /* a record even for an unreadable file: scripts read one shape */
+        p.status = GPUIMG_PAIR_ERROR;
+        snprintf(p.reason, sizeof p.reason, "%s", gpuimg_ctx_error(c->ctx));
+        compare_json_record(stdout, &p, &o->s, 1);
+        fputc('\n', stdout);
+        cli_fail(c, st);
+        return cli_exit_code(st);
+    }
+    p.failed = gpuimg_compare_check(&p.result, &o->s.lim, p.reason, sizeof p.reason);
+    if (p.result.size_differs) {
+        p.status = GPUIMG_PAIR_SIZE;
+        snprintf(p.reason, sizeof p.reason, "size differs: %dx%d vs %dx%d", p.expected_width,
+                 p.expected_height, p.actual_width, p.actual_height);
+    } else {
+        p.status = p.failed               ? GPUIMG_PAIR_FAILED
+                   : p.result.identical   ? GPUIMG_PAIR_IDENTICAL
+                                          : GPUIMG_PAIR_PASSED;
+    }
+    if (o->json) {
+        compare_json_record(stdout, &p, &o->s, 1);
+        fputc('\n', stdout);
+    } else if (p.result.size_differs) {
+        printf("result     %s\n", p.reason);
+    } else {
+        print_text(&p.result, &p);
+    }
+    if (o->s.lim.has_min_ssim && !p.result.has_ssim && !p.result.size_differs && !c->quiet)
+        fprintf(stderr, "gpuimg: compare: ssim is n/a (a side is under 11 pixels, or every "
+                        "pixel ignored); --min-ssim not applied\n");
+    return p.status == GPUIMG_PAIR_FAILED || p.status == GPUIMG_PAIR_SIZE ? EXIT_DIFFERS : 0;
+}
+
+int compare_folders(cli *c, struct compare_opts *o, const char *expected, const char *actual);
+
+static int is_folder(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
 int cmd_compare(cli *c, int argc, char **argv)
@@ -193,13 +322,28 @@ int cmd_compare(cli *c, int argc, char **argv)
     static const struct option opts[] = {
         {"diff", required_argument, NULL, OPT_DIFF},
         {"fuzz", required_argument, NULL, OPT_FUZZ},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"antialiasing", no_argument, NULL, OPT_ANTIALIASING},
+        {"max-shift", required_argument, NULL, OPT_MAX_SHIFT},
+        {"ignore", required_argument, NULL, OPT_IGNORE},
+        {"mask", required_argument, NULL, OPT_MASK},
         {"max-diff", required_argument, NULL, OPT_MAX_DIFF},
         {"max-differing", required_argument, NULL, OPT_MAX_DIFFERING},
         {"min-psnr", required_argument, NULL, OPT_MIN_PSNR},
         {"min-ssim", required_argument, NULL, OPT_MIN_SSIM},
+        {"ssim", no_argument, NULL, OPT_SSIM},
         {"json", no_argument, NULL, OPT_JSON},
+        {"recursive", no_argument, NULL, OPT_RECURSIVE},
+        {"allow-new", no_argument, NULL, OPT_ALLOW_NEW},
+        {"report", required_argument, NULL, OPT_REPORT},
+        {"junit", required_argument, NULL, OPT_JUNIT},
+        {"update", no_argument, NULL, OPT_UPDATE},
+        {"prune", no_argument, NULL, OPT_PRUNE},
+        {"jobs", required_argument, NULL, OPT_JOBS},
     };
-    struct compare_opts o = {0};
+    struct compare_opts o;
+    memset(&o, 0, sizeof o);
+    gpuimg_compare_options_init(&o.s.opt);
     const cli_spec spec = {opts, sizeof opts / sizeof opts[0], compare_option, &o, compare_help, 0};
     char **pos;
     int npos;
@@ -207,50 +351,138 @@ int cmd_compare(cli *c, int argc, char **argv)
     if (rc >= 0)
         return rc;
     if (npos != 2) {
-        cli_error(c, "expected two images A and B, got %d argument%s", npos, npos == 1 ? "" : "s");
+        cli_error(c, "expected two images A and B (or two folders), got %d argument%s", npos,
+                  npos == 1 ? "" : "s");
+        return EXIT_USAGE;
+    }
+    if (o.prune && !o.update) {
+        cli_error(c, "--prune: only with --update");
+        return EXIT_USAGE;
+    }
+    settle_ssim(&o);
+    int folders = is_folder(pos[0]) && is_folder(pos[1]);
+    if (!folders && (is_folder(pos[0]) || is_folder(pos[1]))) {
+        cli_error(c, "%s: compare takes two images or two folders, not one of each",
+                  is_folder(pos[0]) ? pos[0] : pos[1]);
+        return EXIT_USAGE;
+    }
+    const char *folder_only = o.recursive   ? "--recursive"
+                              : o.allow_new ? "--allow-new"
+                              : o.report    ? "--report"
+                              : o.junit     ? "--junit"
+                              : o.update    ? "--update"
+                              : o.jobs      ? "--jobs"
+                                            : NULL;
+    if (!folders && folder_only) {
+        cli_error(c, "%s: only when comparing two folders", folder_only);
+        return EXIT_USAGE;
+    }
+    if (folders && (o.diff || o.s.mask)) {
+        cli_error(c, "%s: only for two images (in folders, the report has the differences and "
+                     "NAME.mask.png the masks)",
+                  o.diff ? "--diff" : "--mask");
         return EXIT_USAGE;
     }
     if ((rc = cli_open(c)) >= 0 || c->parse_only)
         return rc >= 0 ? rc : 0;
+    if (folders)
+        return compare_folders(c, &o, pos[0], pos[1]);
     if (o.diff && ((rc = cli_check_output(c, o.diff, pos[0])) >= 0 ||
                    (rc = cli_check_output(c, o.diff, pos[1])) >= 0))
         return rc;
-    gpuimg_image a, b, diff = {0};
-    gpuimg_status st = gpuimg_load(c->ctx, pos[0], &a);
-    if (st != GPUIMG_OK)
-        return cli_fail(c, st);
-    if ((st = gpuimg_load(c->ctx, pos[1], &b)) != GPUIMG_OK) {
-        gpuimg_image_free(&a);
-        return cli_fail(c, st);
+    return compare_two(c, &o, pos[0], pos[1]);
+}
+
+/* ---- folders ---- */
+
+struct folder_run {
+    cli *c;
+    compare_report *report;
+    int report_failed;
+};
+
+static void on_failed(void *user, const gpuimg_pair *p, const gpuimg_image *diff)
+{
+    struct folder_run *fr = user;
+    if (fr->report && !fr->report_failed && compare_report_add_images(fr->report, p, diff) != 0)
+        fr->report_failed = 1;
+}
+
+static void print_summary(const gpuimg_folder_result *res, size_t updated, size_t pruned,
+                          int update)
+{
+    printf("%zu pair%s:", res->npairs, res->npairs == 1 ? "" : "s");
+    for (int s = 0; s < GPUIMG_PAIR_STATUS_COUNT; s++)
+        printf("%s %zu %s", s ? "," : "", res->count[s],
+               gpuimg_pair_status_name((gpuimg_pair_status)s));
+    if (update)
+        printf("; %zu golden%s updated, %zu pruned", updated, updated == 1 ? "" : "s", pruned);
+    printf("\n");
+}
+
+int compare_folders(cli *c, struct compare_opts *o, const char *expected, const char *actual)
+{
+    struct folder_run fr = {.c = c};
+    if (o->report && !(fr.report = compare_report_open(c->ctx, o->report))) {
+        cli_error(c, "--report: %s: cannot create the folder: %s", o->report, strerror(errno));
+        return EXIT_IO;
     }
-    gpuimg_compare_result r;
-    st = gpuimg_compare(c->ctx, &a, &b, o.fuzz, &r, o.diff ? &diff : NULL);
-    if (st == GPUIMG_OK && o.diff && !r.size_differs)
-        st = gpuimg_save(c->ctx, o.diff, GPUIMG_FORMAT_NONE, &diff);
-    gpuimg_image_free(&diff);
+    gpuimg_folder_options fo = {.expected_dir = expected,
+                                .actual_dir = actual,
+                                .recursive = o->recursive,
+                                .compare = o->s.opt,
+                                .limits = o->s.lim,
+                                .jobs = o->jobs,
+                                .on_failed = fr.report ? on_failed : NULL,
+                                .user = &fr};
+    gpuimg_folder_result res;
+    gpuimg_status st = gpuimg_compare_folders(c->ctx, &fo, &res);
     if (st != GPUIMG_OK) {
-        gpuimg_image_free(&a);
-        gpuimg_image_free(&b);
+        compare_report_free(fr.report);
         return cli_fail(c, st);
     }
-    char why[160] = "";
-    int pass = 0;
-    if (r.size_differs)
-        snprintf(why, sizeof why, "size differs: %dx%d vs %dx%d", a.width, a.height, b.width,
-                 b.height);
-    else
-        pass = verdict(&o, &r, why, sizeof why);
-    if (o.json)
-        print_json(pos[0], pos[1], &r, pass);
-    else if (r.size_differs)
-        printf("result     %s\n", why);
-    else
-        print_text(&r, pass, why);
-    if (o.has_min_ssim && !r.has_ssim && !r.size_differs && !c->quiet)
-        fprintf(
-            stderr,
-            "gpuimg: compare: ssim is n/a (a side is under 11 pixels); --min-ssim not applied\n");
-    gpuimg_image_free(&a);
-    gpuimg_image_free(&b);
-    return pass ? 0 : EXIT_DIFFERS;
+    int failing = 0, errors = (int)res.count[GPUIMG_PAIR_ERROR];
+    for (size_t i = 0; i < res.npairs; i++)
+        failing |= compare_pair_fails(res.pairs[i].status, o->allow_new);
+    int io_failed = fr.report_failed;
+    if (fr.report && !io_failed &&
+        compare_report_finish(fr.report, &res, &o->s, expected, actual) != 0)
+        io_failed = 1;
+    if (io_failed)
+        cli_fail(c, GPUIMG_ERR_IO);
+    if (o->junit && compare_junit(c->ctx, o->junit, &res, o->allow_new) != 0) {
+        cli_fail(c, GPUIMG_ERR_IO);
+        io_failed = 1;
+    }
+    size_t updated = 0, pruned = 0;
+    if (o->update && gpuimg_update_goldens(c->ctx, &res, o->prune, &updated, &pruned) != GPUIMG_OK) {
+        cli_fail(c, GPUIMG_ERR_IO);
+        io_failed = 1;
+    }
+    if (o->json) {
+        printf("{\"pairs\": [");
+        for (size_t i = 0; i < res.npairs; i++) {
+            printf("%s\n  ", i ? "," : "");
+            compare_json_record(stdout, &res.pairs[i], &o->s, 0);
+        }
+        printf("%s], \"summary\": {", res.npairs ? "\n" : "");
+        for (int s = 0; s < GPUIMG_PAIR_STATUS_COUNT; s++)
+            printf("%s\"%s\": %zu", s ? ", " : "", gpuimg_pair_status_name((gpuimg_pair_status)s),
+                   res.count[s]);
+        printf(", \"pairs\": %zu, \"updated\": %zu, \"pruned\": %zu}}\n", res.npairs, updated,
+               pruned);
+    } else {
+        for (size_t i = 0; i < res.npairs; i++) {
+            const gpuimg_pair *p = &res.pairs[i];
+            if (p->status > GPUIMG_PAIR_PASSED || c->verbose)
+                printf("%s %s%s%s\n", gpuimg_pair_status_name(p->status), p->path,
+                       p->reason[0] ? ": " : "", p->reason);
+        }
+        print_summary(&res, updated, pruned, o->update);
+    }
+    compare_report_free(fr.report);
+    gpuimg_folder_result_free(&res);
+    if (errors || io_failed)
+        return EXIT_IO;
+    return failing && !o->update ? EXIT_DIFFERS : 0;
 }

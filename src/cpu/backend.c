@@ -116,5 +116,5 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .equalize = gpuimg__cpu_equalize,
     .copy_plane = cpu_copy_plane,
     .histogram = gpuimg__cpu_histogram,
-    .compare = gpuimg__cpu_compare,
+    .ssim = gpuimg__cpu_ssim,
 };

@@ -31,8 +31,8 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_histogram(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_histogram *out);
-gpuimg_status gpuimg__cpu_compare(gpuimg_backend *be, const gpuimg_planes *a,
-                                  const gpuimg_planes *b, int fuzz, gpuimg_compare_result *out);
+gpuimg_status gpuimg__cpu_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                               const uint8_t *ignore, double *sum);
 
 /* Records "out of memory" in the backend and returns the status. */
 gpuimg_status gpuimg__cpu_nomem(gpuimg_backend *be);

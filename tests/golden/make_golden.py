@@ -417,6 +417,190 @@ def op_compare(a, b, fuzz=0):
     return res
 
 
+# -- golden-image rules (SPEC section 7), written from pixelmatch 5.x's
+# description and SPEC's text, in float64 as JavaScript computes them.
+
+def rgba_of(img):
+    """A widened image as float64 RGBA: gray repeated, alpha 255 when absent."""
+    x = as_hwc(img).astype(np.float64)
+    h, w, c = x.shape
+    opaque = np.full((h, w, 1), 255.0)
+    if c == 1:
+        return np.concatenate([x, x, x, opaque], axis=2)
+    if c == 2:
+        return np.concatenate([x[:, :, :1]] * 3 + [x[:, :, 1:2]], axis=2)
+    if c == 3:
+        return np.concatenate([x, opaque], axis=2)
+    return x
+
+
+def over_white(p):
+    a = p[..., 3:4] / 255
+    return 255 + (p[..., :3] - 255) * a
+
+
+def yiq(p):
+    r, g, b = p[..., 0], p[..., 1], p[..., 2]
+    return (r * 0.29889531 + g * 0.58662247 + b * 0.11448223,
+            r * 0.59597799 - g * 0.2741761 - b * 0.32180189,
+            r * 0.21147017 - g * 0.52261711 + b * 0.31114694)
+
+
+def yiq_delta(pa, pb):
+    """0.5053 dY^2 + 0.299 dI^2 + 0.1957 dQ^2 of RGBA pixels blended over white."""
+    ya, ia, qa = yiq(over_white(pa))
+    yb, ib, qb = yiq(over_white(pb))
+    y, i, q = ya - yb, ia - ib, qa - qb
+    d = 0.5053 * y * y + 0.299 * i * i + 0.1957 * q * q
+    return np.where(np.all(pa == pb, axis=-1), 0.0, d)
+
+
+class Rule:
+    def __init__(self, fuzz, threshold):
+        self.fuzz, self.threshold = fuzz, threshold
+
+    def differ(self, ra, rb, pa, pb):
+        """ra, rb: widened bytes (..., c); pa, pb: their RGBA floats."""
+        if self.threshold > 0:
+            return yiq_delta(pa, pb) > 35215 * self.threshold * self.threshold
+        return (np.abs(ra.astype(np.int64) - rb.astype(np.int64)) > self.fuzz).any(axis=-1)
+
+
+def brightness(p, q):
+    if np.array_equal(p, q):
+        return 0.0
+    return float(yiq(over_white(p))[0] - yiq(over_white(q))[0])
+
+
+def has_many_siblings(img, x1, y1):
+    h, w = img.shape[:2]
+    x0, y0, x2, y2 = max(x1 - 1, 0), max(y1 - 1, 0), min(x1 + 1, w - 1), min(y1 + 1, h - 1)
+    zeroes = 1 if (x1 == x0 or x1 == x2 or y1 == y0 or y1 == y2) else 0
+    for x in range(x0, x2 + 1):
+        for y in range(y0, y2 + 1):
+            if (x, y) == (x1, y1):
+                continue
+            if np.array_equal(img[y1, x1], img[y, x]):
+                zeroes += 1
+            if zeroes > 2:
+                return True
+    return False
+
+
+def antialiased(img, x1, y1, img2):
+    """pixelmatch's detector on RGBA float images."""
+    h, w = img.shape[:2]
+    x0, y0, x2, y2 = max(x1 - 1, 0), max(y1 - 1, 0), min(x1 + 1, w - 1), min(y1 + 1, h - 1)
+    zeroes = 1 if (x1 == x0 or x1 == x2 or y1 == y0 or y1 == y2) else 0
+    lo = hi = 0.0
+    lo_at = hi_at = None
+    for x in range(x0, x2 + 1):          # columns outer, rows inner, as pixelmatch
+        for y in range(y0, y2 + 1):
+            if (x, y) == (x1, y1):
+                continue
+            delta = brightness(img[y1, x1], img[y, x])
+            if delta == 0:
+                zeroes += 1
+                if zeroes > 2:
+                    return False
+            elif delta < lo:
+                lo, lo_at = delta, (x, y)
+            elif delta > hi:
+                hi, hi_at = delta, (x, y)
+    if lo == 0 or hi == 0:
+        return False
+    return ((has_many_siblings(img, *lo_at) and has_many_siblings(img2, *lo_at)) or
+            (has_many_siblings(img, *hi_at) and has_many_siblings(img2, *hi_at)))
+
+
+def matches_within(rule, ra, pa, rb, pb, x, y, n):
+    """ra's pixel (x, y) matches some pixel of rb within n (Chebyshev)."""
+    h, w = ra.shape[:2]
+    ys, xs = slice(max(y - n, 0), min(y + n, h - 1) + 1), slice(max(x - n, 0), min(x + n, w - 1) + 1)
+    win_r, win_p = rb[ys, xs], pb[ys, xs]
+    me_r = np.broadcast_to(ra[y, x], win_r.shape)
+    me_p = np.broadcast_to(pa[y, x], win_p.shape)
+    return bool((~rule.differ(me_r, win_r, me_p, win_p)).any())
+
+
+def ssim_map(a, b):
+    w = gauss_weights(1.5, 5)
+    C1 = (0.01 * 255) ** 2
+    C2 = (0.03 * 255) ** 2
+    x = as_hwc(a).astype(np.float64)
+    y = as_hwc(b).astype(np.float64)
+
+    def f(z):
+        return correlate_sep(z, w, w, "reflect")
+    ux, uy = f(x), f(y)
+    vx = f(x * x) - ux * ux
+    vy = f(y * y) - uy * uy
+    vxy = f(x * y) - ux * uy
+    return ((2 * ux * uy + C1) * (2 * vxy + C2)) / ((ux * ux + uy * uy + C1) * (vx + vy + C2))
+
+
+def op_compare_rules(a, b, fuzz=0, threshold=0.0, aa=False, shift=0, ignore=(), mask=None,
+                     ssim=False):
+    """SPEC section 7: the counts, figures and diff picture of one pair."""
+    a, b = widen(a, b)
+    h, w, c = a.shape
+    ignored = np.zeros((h, w), bool)
+    for (x, y, rw, rh) in ignore:
+        ignored[max(y, 0):max(min(y + rh, h), 0), max(x, 0):max(min(x + rw, w), 0)] = True
+    if mask is not None:
+        ignored |= as_hwc(mask)[:, :, 0] == 0
+    pa, pb = rgba_of(a), rgba_of(b)
+    rule = Rule(fuzz, threshold)
+    d = np.abs(a.astype(np.int64) - b.astype(np.int64))
+    pmax = d.max(axis=2)
+    comp = ~ignored
+    differ = comp & (pmax > 0) & rule.differ(a, b, pa, pb)
+    counted = np.zeros((h, w), bool)
+    forgiven = np.zeros((h, w), bool)
+    for y, x in zip(*np.nonzero(differ)):
+        if aa and (antialiased(pa, x, y, pb) or antialiased(pb, x, y, pa)):
+            forgiven[y, x] = True
+        elif shift and (matches_within(rule, a, pa, b, pb, x, y, shift) and
+                        matches_within(rule, b, pb, a, pa, x, y, shift)):
+            forgiven[y, x] = True
+        else:
+            counted[y, x] = True
+    n = int(comp.sum())
+    dc = d[comp]
+    s1, s2 = int(dc.sum()), int((dc * dc).sum())
+    nval = n * c
+    res = {
+        "max_diff": int(dc.max()) if n else 0,
+        "differing": int(counted.sum()),
+        "forgiven": int(forgiven.sum()),
+        "ignored": int(ignored.sum()),
+        "mae": s1 / nval if nval else 0.0,
+        "rmse": math.sqrt(s2 / nval) if nval else 0.0,
+        "psnr": None if s2 == 0 else 10.0 * math.log10(255.0 * 255.0 / (s2 / nval)),
+        "ssim": None,
+        "identical": bool((d == 0).all()),
+        "bbox": None,
+    }
+    if counted.any():
+        ys, xs = np.nonzero(counted)
+        res["bbox"] = [int(xs.min()), int(ys.min()), int(xs.max() - xs.min() + 1),
+                       int(ys.max() - ys.min() + 1)]
+    inner = np.zeros((h, w), bool)
+    if h >= 11 and w >= 11:
+        inner[5:h - 5, 5:w - 5] = True
+    inner &= comp
+    if ssim and inner.any():
+        S = ssim_map(a, b)
+        res["ssim"] = float(np.mean([S[:, :, ch][inner].mean() for ch in range(c)]))
+    luma = op_grayscale(a)[:, :, 0].astype(np.int64) if c >= 3 else a[:, :, 0].astype(np.int64)
+    g = (85 + (luma + 1) // 3).astype(np.uint8)
+    pic = np.stack([g, g, g], axis=2)
+    pic[counted] = (255, 0, 0)
+    pic[forgiven] = (255, 255, 0)
+    pic[ignored] = (0, 0, 128)
+    return res, pic
+
+
 # ----------------------------------------------------------------------------
 # float32 emulation (diagnostic only: how many values a plain 32-bit float
 # implementation would round differently from the float64 golden)
@@ -559,12 +743,65 @@ def make_inputs():
     add_input("uniform_16x16_gray", np.full((16, 16), 77))
     add_input("rand_7x5_rgba", rng.integers(0, 256, (5, 7, 4)))
 
+    make_ui_inputs()
+
     a12 = rng.integers(0, 256, (12, 12, 3))
     add_input("rand_12x12_rgb", a12)
     add_input("rand_12x12_rgb_b", np.clip(a12 + rng.integers(-20, 21, a12.shape), 0, 255))
     a10 = rng.integers(0, 256, (10, 10, 3))
     add_input("rand_10x10_rgb", a10)
     add_input("rand_10x10_rgb_b", np.clip(a10 + rng.integers(-20, 21, a10.shape), 0, 255))
+
+
+def render_ui(sub=(0.0, 0.0), shift=(0, 0), recolor=False, vanish=False, alpha=False):
+    """A 96x64 screenshot-like picture, rendered by 4x4 supersampling: a
+    thin anti-aliased diagonal line and a row of text-like bars (both moved
+    by the sub-pixel offset sub), a flat button and a small dark square
+    (all moved by the whole-pixel shift); recolor paints the button another
+    colour, vanish leaves the square out, alpha adds an alpha ramp."""
+    h, w, ss = 64, 96, 4
+    yy, xx = np.mgrid[0:h * ss, 0:w * ss]
+    cx, cy = (xx + 0.5) / ss - shift[0], (yy + 0.5) / ss - shift[1]
+    img = np.full((h * ss, w * ss, 3), 255.0)
+
+    def paint(inside, color):
+        img[inside] = color
+    sx, sy = cx - sub[0], cy - sub[1]
+    # the line from (5, 50) to (60, 10), 1.2 wide
+    px, py, dx, dy = 5.0, 50.0, 55.0, -40.0
+    t = np.clip(((sx - px) * dx + (sy - py) * dy) / (dx * dx + dy * dy), 0, 1)
+    paint(np.hypot(sx - px - t * dx, sy - py - t * dy) <= 0.6, (20, 20, 20))
+    for k in range(6):  # text-like bars
+        paint((sx >= 30 + 6 * k) & (sx < 33.5 + 6 * k) & (sy >= 40) & (sy < 47.3), (40, 40, 40))
+    paint((cx >= 62) & (cx < 90) & (cy >= 8) & (cy < 20),
+          (200, 60, 30) if recolor else (30, 90, 200))
+    if not vanish:
+        paint((cx >= 70) & (cx < 76) & (cy >= 40) & (cy < 46), (10, 10, 10))
+    out = np.round(img.reshape(h, ss, w, ss, 3).mean(axis=(1, 3))).astype(np.uint8)
+    if alpha:
+        a = np.clip(np.round(np.linspace(255, 0, w))[None, :].repeat(h, 0), 0, 255)
+        out = np.concatenate([out, a[:, :, None].astype(np.uint8)], axis=2)
+    return out
+
+
+def make_ui_inputs():
+    add_input("ui_96x64_rgb", render_ui())
+    add_input("ui_96x64_rgb_aa", render_ui(sub=(0.35, 0.2)))
+    add_input("ui_96x64_rgb_shift1", render_ui(shift=(1, 0)))
+    add_input("ui_96x64_rgb_shift2", render_ui(shift=(2, 1)))
+    add_input("ui_96x64_rgb_recolor", render_ui(recolor=True))
+    add_input("ui_96x64_rgb_vanish", render_ui(shift=(1, 0), vanish=True))
+    m = np.full((64, 96), 255)
+    m[:, -10:] = 0   # masks at the edges
+    m[-4:, :] = 0
+    m[10:14, 64:70] = 0
+    add_input("ui_96x64_mask", m)
+    ra = render_ui(alpha=True)
+    add_input("ui_96x64_rgba", ra)
+    rb = ra.copy()
+    rb[:, 80:, :3] = 0            # colour under alpha 0..40: blended over white, barely visible
+    rb[20:30, 10:20, 3] = 128     # half-transparent patch: visible
+    add_input("ui_96x64_rgba_b", rb)
 
 
 KERNELS = {}
@@ -625,7 +862,8 @@ IDS = set()
 
 NEAR_OPS = ("blur", "box", "convolve", "sobel")
 KEY_ORDER = ("sigma", "radius", "kernel", "normalize", "scale", "bias", "abs",
-             "flip", "angle", "axis", "with", "fuzz", "border")
+             "flip", "angle", "axis", "with", "fuzz", "threshold", "aa", "shift", "ignore",
+             "mask", "ssim", "border")
 
 
 def is_dyadic(x, maxbits=20):
@@ -720,10 +958,21 @@ def case(cid, inp, op, **p):
         # (sqrt(sumsq/N - mean*mean)) differ from it in the last bits
         tol = "float"
         exp = write_json("expected/%s.json" % cid, op_stats(img))
-    elif op == "compare":
+    elif op == "compare" and set(p) <= {"with", "fuzz"}:
         tol = "float"
         other = read_png(p["with"])
         exp = write_json("expected/%s.json" % cid, op_compare(img, other, p.get("fuzz", 0)))
+    elif op == "compare":  # SPEC section 7's rules: counts, figures and the diff picture
+        tol = "float"
+        other = read_png(p["with"])
+        mask = read_png(p["mask"]) if "mask" in p else None
+        ign = [tuple(int(v) for v in r.split("_")) for r in p["ignore"].split(";")] \
+            if "ignore" in p else []
+        res, pic = op_compare_rules(img, other, p.get("fuzz", 0), p.get("threshold", 0.0),
+                                    bool(p.get("aa", 0)), p.get("shift", 0), ign, mask,
+                                    bool(p.get("ssim", 0)))
+        res["diff"] = write_png("expected/%s_diff.png" % cid, pic)
+        exp = write_json("expected/%s.json" % cid, res)
     else:
         raise ValueError(op)
     CASES.append((cid, rel, step, exp, tol))
@@ -923,6 +1172,28 @@ def make_cases():
          **{"with": inp_rel("rand_31x29_ga")})
     case("compare_gray_vs_gray", "camera_64x48_gray", "compare",
          **{"with": inp_rel("camera_64x48_gray_noisy"), "fuzz": 4})
+
+    # -- compare's rules (SPEC section 7): pixel rule, anti-aliasing, shift, ignored pixels
+    def cmp(cid, a, b, **p):
+        case(cid, a, "compare", **dict({"with": inp_rel(b)}, **p))
+    cmp("cmp_ui_aa_f0", "ui_96x64_rgb", "ui_96x64_rgb_aa")
+    cmp("cmp_ui_aa_t01", "ui_96x64_rgb", "ui_96x64_rgb_aa", threshold=0.1)
+    cmp("cmp_ui_aa_t01_aa", "ui_96x64_rgb", "ui_96x64_rgb_aa", threshold=0.1, aa=1)
+    cmp("cmp_ui_aa_f2_aa", "ui_96x64_rgb", "ui_96x64_rgb_aa", fuzz=2, aa=1)
+    cmp("cmp_ui_aa_rev_aa_s1", "ui_96x64_rgb_aa", "ui_96x64_rgb", threshold=0.1, aa=1, shift=1)
+    cmp("cmp_ui_shift1_s1", "ui_96x64_rgb", "ui_96x64_rgb_shift1", shift=1)
+    cmp("cmp_ui_shift2_s1", "ui_96x64_rgb", "ui_96x64_rgb_shift2", shift=1)
+    cmp("cmp_ui_shift2_s2", "ui_96x64_rgb", "ui_96x64_rgb_shift2", shift=2, ssim=1)
+    cmp("cmp_ui_vanish_s2", "ui_96x64_rgb", "ui_96x64_rgb_vanish", shift=2)
+    cmp("cmp_ui_recolor_t005_ign", "ui_96x64_rgb", "ui_96x64_rgb_recolor", threshold=0.05,
+        ignore="70_5_30_9;-5_-5_20_10", ssim=1)
+    cmp("cmp_ui_recolor_mask", "ui_96x64_rgb", "ui_96x64_rgb_recolor",
+        mask=inp_rel("ui_96x64_mask"), ssim=1)
+    cmp("cmp_ui_shift1_mask_s1", "ui_96x64_rgb_shift1", "ui_96x64_rgb",
+        mask=inp_rel("ui_96x64_mask"), shift=1, aa=1)
+    cmp("cmp_rgba_t01", "ui_96x64_rgba", "ui_96x64_rgba_b", threshold=0.1, ssim=1)
+    cmp("cmp_rgba_f0", "ui_96x64_rgba", "ui_96x64_rgba_b", aa=1)
+    cmp("cmp_rgb_vs_rgba_t02", "ui_96x64_rgb", "ui_96x64_rgba", threshold=0.2, shift=1)
     case("compare_10x10", "rand_10x10_rgb", "compare", **{"with": inp_rel("rand_10x10_rgb_b")})
     case("compare_12x12", "rand_12x12_rgb", "compare", **{"with": inp_rel("rand_12x12_rgb_b")})
     case("compare_12x12_f10", "rand_12x12_rgb", "compare",

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: MIT
-// compare's metrics: differences over all channels (one pass, then a block
-// reduction and one atomic per quantity and block), and SSIM.
+// SSIM, compare's one figure worth a device (the rest of a comparison is a
+// pass on the host, src/compare.c).
 //
-// Differences read 16 pixels of every plane per thread (one 16-byte load
-// per plane) and work on four bytes at a time with the SIMD video
-// intrinsics; the sums stay exact integers. Planes not aligned to 16 bytes,
-// and the last n % 16 pixels, take a plain per-pixel loop.
-//
-// SSIM follows the CPU reference (src/cpu/compare.c): only pixels at least
-// SSIM_RADIUS from every edge are averaged, and their 11 x 11 windows lie
+// SSIM follows the CPU reference (src/cpu/ssim.c): only pixels at least
+// SSIM_RADIUS from every edge that are not ignored are summed, and their
+// 11 x 11 windows lie
 // inside the image, so no border is ever read. One fused kernel per plane:
 // a block stages its tile of a and b plus the 5-pixel halo in shared memory,
 // runs the horizontal Gaussian pass for the five quantities (x, y, x², y²,
@@ -41,108 +37,8 @@
 #include "device.cuh"
 #include "kernels.h"
 
-constexpr int DIFF_THREADS = 256;
-constexpr int DIFF_VEC = 16; // pixels per plane per thread: one uint4
 constexpr int SSIM_RADIUS = GPUIMG_SSIM_RADIUS;
 constexpr int SSIM_TAPS = GPUIMG_SSIM_TAPS;
-
-// Four bytes of |a - b|, per-pixel maxima and the exact sums: the sum of
-// the four differences and of their squares via dp4a (<= 4 · 65025 each).
-struct DiffAcc {
-    unsigned int max4 = 0;
-    unsigned long long differing = 0, sum = 0, squares = 0;
-};
-
-__device__ __forceinline__ unsigned int absdiff4(unsigned int a, unsigned int b)
-{
-    return __vabsdiffu4(a, b);
-}
-
-// threshold: fuzz + 1 clamped to 0..256; a pixel differs when its largest
-// channel difference reaches it (so 256 counts none, 0 counts all).
-__global__ void diff_kernel(gpuimg_dplanes a, gpuimg_dplanes b, int channels, size_t n,
-                            int threshold, bool vectors, unsigned long long *__restrict__ out)
-{
-    __shared__ unsigned long long s_part[3][DIFF_THREADS / 32];
-    __shared__ unsigned int s_max[DIFF_THREADS / 32];
-    unsigned int maxd = 0;
-    unsigned long long differing = 0, sum = 0, squares = 0;
-    size_t first = (size_t)blockIdx.x * DIFF_THREADS + threadIdx.x,
-           stride = (size_t)gridDim.x * DIFF_THREADS;
-    size_t chunks = vectors ? n / DIFF_VEC : 0;
-    unsigned int thr4 = threshold < 256 ? 0x01010101u * (unsigned int)threshold : 0u;
-    for (size_t i = first; i < chunks; i += stride) {
-        uint4 pmax = make_uint4(0, 0, 0, 0);
-        unsigned int s = 0, sq = 0;
-#pragma unroll
-        for (int c = 0; c < 4; c++) { // constant indices keep the planes out of local memory
-            if (c >= channels)
-                break;
-            uint4 va = __ldg(reinterpret_cast<const uint4 *>(a.p[c]) + i);
-            uint4 vb = __ldg(reinterpret_cast<const uint4 *>(b.p[c]) + i);
-            uint4 d = make_uint4(absdiff4(va.x, vb.x), absdiff4(va.y, vb.y), absdiff4(va.z, vb.z),
-                                 absdiff4(va.w, vb.w));
-            s = __dp4a(d.x, 0x01010101u, s);
-            s = __dp4a(d.y, 0x01010101u, s);
-            s = __dp4a(d.z, 0x01010101u, s);
-            s = __dp4a(d.w, 0x01010101u, s);
-            sq = __dp4a(d.x, d.x, sq);
-            sq = __dp4a(d.y, d.y, sq);
-            sq = __dp4a(d.z, d.z, sq);
-            sq = __dp4a(d.w, d.w, sq);
-            pmax.x = __vmaxu4(pmax.x, d.x);
-            pmax.y = __vmaxu4(pmax.y, d.y);
-            pmax.z = __vmaxu4(pmax.z, d.z);
-            pmax.w = __vmaxu4(pmax.w, d.w);
-        }
-        sum += s;
-        squares += sq;
-        if (threshold < 256)
-            differing += (__popc(__vcmpgeu4(pmax.x, thr4)) + __popc(__vcmpgeu4(pmax.y, thr4)) +
-                          __popc(__vcmpgeu4(pmax.z, thr4)) + __popc(__vcmpgeu4(pmax.w, thr4))) /
-                         8;
-        unsigned int m = __vmaxu4(__vmaxu4(pmax.x, pmax.y), __vmaxu4(pmax.z, pmax.w));
-        m = __vmaxu4(m, m >> 16);
-        maxd = max(maxd, __vmaxu4(m, m >> 8) & 0xffu);
-    }
-    // The pixels the vectors leave (all of them when a plane is unaligned).
-    for (size_t i = chunks * DIFF_VEC + first; i < n; i += stride) {
-        unsigned int pixel_max = 0;
-#pragma unroll
-        for (int c = 0; c < 4; c++) {
-            if (c >= channels)
-                break;
-            unsigned int d = abs((int)a.p[c][i] - (int)b.p[c][i]);
-            sum += d;
-            squares += d * d;
-            pixel_max = max(pixel_max, d);
-        }
-        differing += (int)pixel_max >= threshold;
-        maxd = max(maxd, pixel_max);
-    }
-    maxd = warp_reduce_max_u32(maxd);
-    differing = warp_reduce_sum_u64(differing);
-    sum = warp_reduce_sum_u64(sum);
-    squares = warp_reduce_sum_u64(squares);
-    int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
-    if (lane == 0) {
-        s_max[warp] = maxd;
-        s_part[0][warp] = differing;
-        s_part[1][warp] = sum;
-        s_part[2][warp] = squares;
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        for (int k = 1; k < DIFF_THREADS / 32; k++) {
-            s_max[0] = max(s_max[0], s_max[k]);
-            for (int q = 0; q < 3; q++)
-                s_part[q][0] += s_part[q][k];
-        }
-        atomicMax(&out[0], (unsigned long long)s_max[0]);
-        for (int q = 0; q < 3; q++)
-            atomicAdd(&out[1 + q], s_part[q][0]);
-    }
-}
 
 // ---- SSIM ----
 
@@ -286,8 +182,9 @@ __device__ __forceinline__ double ssim_pixel(const double m[SSIM_QUANTITIES], co
 }
 
 __global__ void __launch_bounds__(SSIM_THREADS, 4)
-    ssim_kernel(const uint8_t *__restrict__ a, const uint8_t *__restrict__ b, int w, int h,
-                double *__restrict__ total, const SsimParams p)
+    ssim_kernel(const uint8_t *__restrict__ a, const uint8_t *__restrict__ b,
+                const uint8_t *__restrict__ ignore, int w, int h, double *__restrict__ total,
+                const SsimParams p)
 {
     extern __shared__ double2 s_raw[];               // 16-byte aligned
     double *s_h = reinterpret_cast<double *>(s_raw); // [quantity][SSIM_ROWS][SSIM_TILE_W]
@@ -350,9 +247,12 @@ __global__ void __launch_bounds__(SSIM_THREADS, 4)
     double value = 0.0;
     if (x0 + col < inner_w) {
 #pragma unroll
-        for (int k = 0; k < SSIM_STRIP; k++)
-            if (y0 + r0 + k < inner_h)
+        for (int k = 0; k < SSIM_STRIP; k++) {
+            // the pixel's image coordinates are its inner ones plus the radius
+            size_t at = (size_t)(y0 + r0 + k + SSIM_RADIUS) * (size_t)w + x0 + col + SSIM_RADIUS;
+            if (y0 + r0 + k < inner_h && !(ignore && __ldg(ignore + at)))
                 value += ssim_pixel(m[k], p);
+        }
     }
 
     value = warp_reduce_sum_f64(value);
@@ -367,24 +267,9 @@ __global__ void __launch_bounds__(SSIM_THREADS, 4)
     }
 }
 
-extern "C" cudaError_t gpuimg__cuda_diff_metrics(gpuimg_dplanes a, gpuimg_dplanes b, int channels,
-                                                 size_t n, int fuzz, unsigned long long *d_out,
-                                                 cudaStream_t stream)
-{
-    if (n == 0)
-        return cudaSuccess;
-    bool vectors = true;
-    for (int c = 0; c < channels; c++)
-        vectors = vectors && ((uintptr_t)a.p[c] | (uintptr_t)b.p[c]) % sizeof(uint4) == 0;
-    int threshold = fuzz < 0 ? 0 : fuzz > 255 ? 256 : fuzz + 1;
-    size_t items = vectors ? n / DIFF_VEC + n % DIFF_VEC : n;
-    diff_kernel<<<gpuimg__grid_for(items, DIFF_THREADS), DIFF_THREADS, 0, stream>>>(
-        a, b, channels, n, threshold, vectors, d_out);
-    return cudaGetLastError();
-}
-
-extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, int w, int h,
-                                         double *d_ssim_sum, cudaStream_t stream)
+extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
+                                         const uint8_t *d_ignore, int w, int h, double *d_ssim_sum,
+                                         cudaStream_t stream)
 {
     if (w < SSIM_TAPS || h < SSIM_TAPS)
         return cudaSuccess;
@@ -411,6 +296,7 @@ extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
         return err;
     dim3 grid(ceil_div(w - 2 * SSIM_RADIUS, SSIM_TILE_W),
               ceil_div(h - 2 * SSIM_RADIUS, SSIM_TILE_H));
-    ssim_kernel<<<grid, SSIM_THREADS, SSIM_SHARED, stream>>>(d_a, d_b, w, h, d_ssim_sum, p);
+    ssim_kernel<<<grid, SSIM_THREADS, SSIM_SHARED, stream>>>(d_a, d_b, d_ignore, w, h, d_ssim_sum,
+                                                              p);
     return cudaGetLastError();
 }

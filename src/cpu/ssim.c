@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Golden-image metrics: max difference, differing pixels, MAE, RMSE, PSNR,
- * and SSIM (Wang et al. 2004) as skimage computes it with Gaussian weights:
- * σ = 1.5 truncated at radius 5, population (co)variances, the map averaged
- * over pixels at least 5 from every edge. */
+/* SSIM (Wang et al. 2004) as skimage computes it with Gaussian weights:
+ * σ = 1.5 truncated at radius 5, population (co)variances; the map summed
+ * over the pixels at least 5 from every edge that are not ignored (the host
+ * averages it, src/compare.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +11,7 @@
 #define SSIM_RADIUS GPUIMG_SSIM_RADIUS
 #define SSIM_TAPS GPUIMG_SSIM_TAPS
 
-/* Mean SSIM of one channel into *ssim; 0 when out of memory.
+/* The SSIM map of one channel, summed into *sum; 0 when out of memory.
  *
  * Only pixels at least SSIM_RADIUS from every edge are averaged, and their
  * windows lie wholly inside the image, so the `reflect` border that skimage
@@ -19,7 +19,8 @@
  * five window sums (x, y, x², y², xy) are separable: each row's horizontal
  * sums go into a ring of SSIM_TAPS rows, and each output row sums its ring
  * vertically, so memory is O(width) whatever the image's height. */
-static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *ssim)
+static int ssim_plane(const uint8_t *a, const uint8_t *b, const uint8_t *ignore, int w, int h,
+                      double *sum)
 {
     int inner = w - 2 * SSIM_RADIUS; /* output columns SSIM_RADIUS .. w-SSIM_RADIUS-1 */
     double *ring = malloc((size_t)SSIM_TAPS * 5 * (size_t)inner * sizeof(double));
@@ -50,7 +51,10 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
         if (r < SSIM_TAPS - 1)
             continue;
         /* the ring now holds rows r-10 .. r: output row r - SSIM_RADIUS */
+        const uint8_t *skip = ignore ? ignore + (size_t)(r - SSIM_RADIUS) * w + SSIM_RADIUS : NULL;
         for (int i = 0; i < inner; i++) {
+            if (skip && skip[i])
+                continue;
             double m[5] = {0, 0, 0, 0, 0};
             for (int k = 0; k < SSIM_TAPS; k++) {
                 const double *q =
@@ -66,38 +70,15 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, int w, int h, double *
         }
     }
     free(ring);
-    *ssim = total / ((double)inner * (double)(h - 2 * SSIM_RADIUS));
+    *sum += total;
     return 1;
 }
 
-gpuimg_status gpuimg__cpu_compare(gpuimg_backend *be, const gpuimg_planes *a,
-                                  const gpuimg_planes *b, int fuzz, gpuimg_compare_result *out)
+gpuimg_status gpuimg__cpu_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                               const uint8_t *ignore, double *sum)
 {
-    int w = a->width, h = a->height, cn = a->channels;
-    size_t n = gpuimg__plane_size(a);
-    uint64_t sum = 0, squares = 0, differing = 0;
-    int max_diff = 0;
-    for (size_t i = 0; i < n; i++) {
-        int pixel_max = 0;
-        for (int c = 0; c < cn; c++) {
-            int d = abs((int)a->plane[c][i] - (int)b->plane[c][i]);
-            sum += (uint64_t)d;
-            squares += (uint64_t)(d * d);
-            if (d > pixel_max)
-                pixel_max = d;
-        }
-        differing += pixel_max > fuzz;
-        if (pixel_max > max_diff)
-            max_diff = pixel_max;
-    }
-    int has_ssim = w >= SSIM_TAPS && h >= SSIM_TAPS;
-    double ssim_total = 0.0;
-    for (int c = 0; has_ssim && c < cn; c++) {
-        double s;
-        if (!ssim_plane(a->plane[c], b->plane[c], w, h, &s))
+    for (int c = 0; c < a->channels; c++)
+        if (!ssim_plane(a->plane[c], b->plane[c], ignore, a->width, a->height, sum))
             return gpuimg__cpu_nomem(be);
-        ssim_total += s;
-    }
-    gpuimg__compare_finish(out, w, h, cn, max_diff, differing, sum, squares, ssim_total, has_ssim);
     return GPUIMG_OK;
 }

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* A compared pair as JSON, one shape whatever happened (SPEC §7): a field
+ * that does not apply is null, never missing, so a CI script reads every
+ * record the same way. */
+#include "compare_out.h"
+#include "json.h"
+
+int compare_pair_fails(gpuimg_pair_status s, int allow_new)
+{
+    return s == GPUIMG_PAIR_FAILED || s == GPUIMG_PAIR_SIZE || s == GPUIMG_PAIR_MISSING ||
+           s == GPUIMG_PAIR_ERROR || (s == GPUIMG_PAIR_NEW && !allow_new);
+}
+
+static void json_size(FILE *f, int w, int h)
+{
+    if (w > 0)
+        fprintf(f, "[%d, %d]", w, h);
+    else
+        fputs("null", f);
+}
+
+static void json_u64(FILE *f, uint64_t v, int valid)
+{
+    if (valid)
+        fprintf(f, "%llu", (unsigned long long)v);
+    else
+        fputs("null", f);
+}
+
+static void json_thresholds(FILE *f, const compare_settings *s)
+{
+    const gpuimg_compare_options *o = &s->opt;
+    const gpuimg_compare_limits *l = &s->lim;
+    fprintf(f, "{\"fuzz\": %d, \"threshold\": ", o->fuzz);
+    json_number(f, o->threshold, o->threshold > 0);
+    fprintf(f, ", \"antialiasing\": %s, \"max_shift\": %d, \"ignore\": [",
+            o->antialiasing ? "true" : "false", o->max_shift);
+    for (int i = 0; i < o->nignore; i++)
+        fprintf(f, "%s[%d, %d, %d, %d]", i ? ", " : "", o->ignore[i].x, o->ignore[i].y,
+                o->ignore[i].width, o->ignore[i].height);
+    fprintf(f, "], \"mask\": ");
+    if (s->mask)
+        json_string(f, s->mask);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"max_diff\": ");
+    json_number(f, l->max_diff, l->has_max_diff);
+    fprintf(f, ", \"max_differing\": ");
+    json_number(f, l->max_differing, l->has_max_differing);
+    fprintf(f, ", \"max_differing_pct\": ");
+    json_number(f, l->max_differing_pct, l->has_max_differing_pct);
+    fprintf(f, ", \"min_psnr\": ");
+    json_number(f, l->min_psnr, l->has_min_psnr);
+    fprintf(f, ", \"min_ssim\": ");
+    json_number(f, l->min_ssim, l->has_min_ssim);
+    fputc('}', f);
+}
+
+void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *s, int single)
+{
+    const gpuimg_compare_result *r = &p->result;
+    int compared = p->status == GPUIMG_PAIR_IDENTICAL || p->status == GPUIMG_PAIR_PASSED ||
+                   p->status == GPUIMG_PAIR_FAILED;
+    fputc('{', f);
+    if (single) {
+        fputs("\"a\": ", f);
+        json_string(f, p->expected);
+        fputs(", \"b\": ", f);
+        json_string(f, p->actual);
+    } else {
+        fputs("\"path\": ", f);
+        json_string(f, p->path);
+    }
+    fprintf(f, ", \"status\": \"%s\", \"pass\": %s, \"size_differs\": %s",
+            gpuimg_pair_status_name(p->status),
+            compare_pair_fails(p->status, 0) ? "false" : "true",
+            p->status == GPUIMG_PAIR_SIZE ? "true" : "false");
+    fputs(", \"width\": ", f);
+    json_number(f, r->width, compared);
+    fputs(", \"height\": ", f);
+    json_number(f, r->height, compared);
+    fputs(", \"expected_size\": ", f);
+    json_size(f, p->expected_width, p->expected_height);
+    fputs(", \"actual_size\": ", f);
+    json_size(f, p->actual_width, p->actual_height);
+    fputs(", \"channels\": ", f);
+    json_number(f, r->channels, compared);
+    fputs(", \"compared\": ", f);
+    json_u64(f, r->compared, compared);
+    fputs(", \"ignored\": ", f);
+    json_u64(f, r->ignored, compared);
+    fputs(", \"differing\": ", f);
+    json_u64(f, r->differing, compared);
+    fputs(", \"differing_pct\": ", f);
+    json_number(f, r->compared ? 100.0 * (double)r->differing / (double)r->compared : 0.0,
+                compared);
+    fputs(", \"forgiven\": ", f);
+    json_u64(f, r->forgiven, compared);
+    fputs(", \"max_diff\": ", f);
+    json_number(f, r->max_diff, compared);
+    fputs(", \"mae\": ", f);
+    json_number(f, r->mae, compared);
+    fputs(", \"rmse\": ", f);
+    json_number(f, r->rmse, compared);
+    fputs(", \"psnr\": ", f);
+    json_number(f, r->psnr, compared && r->has_psnr);
+    fputs(", \"ssim\": ", f);
+    json_number(f, r->ssim, compared && r->has_ssim);
+    fputs(", \"bbox\": ", f);
+    if (compared && r->differing > 0)
+        fprintf(f, "{\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d}", r->bbox.x, r->bbox.y,
+                r->bbox.width, r->bbox.height);
+    else
+        fputs("null", f);
+    fputs(", \"thresholds\": ", f);
+    json_thresholds(f, s);
+    fputs(", \"failed\": [", f);
+    int n = 0;
+    for (unsigned bit = 1; bit <= GPUIMG_FAILED_SIZE; bit <<= 1)
+        if (p->failed & bit)
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", gpuimg_compare_failure_name(bit));
+    fputs("], \"reason\": ", f);
+    if (p->reason[0] && p->status != GPUIMG_PAIR_ERROR)
+        json_string(f, p->reason);
+    else
+        fputs("null", f);
+    fputs(", \"error\": ", f);
+    if (p->status == GPUIMG_PAIR_ERROR)
+        json_string(f, p->reason);
+    else
+        fputs("null", f);
+    fputc('}', f);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* What `gpuimg compare` writes: the records of pairs (text and JSON, one
+ * shape for one pair and for a folder's), the HTML report and JUnit XML
+ * (compare_report.c). */
+#ifndef GPUIMG_CLI_COMPARE_OUT_H
+#define GPUIMG_CLI_COMPARE_OUT_H
+
+#include <stdio.h>
+
+#include "gpuimg.h"
+
+/* The options a run applied, for the records' "thresholds". */
+typedef struct compare_settings {
+    gpuimg_compare_options opt;
+    gpuimg_compare_limits lim;
+    const char *mask; /* --mask, single pair */
+} compare_settings;
+
+/* One pair as JSON: its name fields ("path", or "a" and "b"), the status,
+ * both sizes, every figure (null where there is none), the bounding box of
+ * the counted pixels, the thresholds applied, the failed limits and the
+ * reason or error. */
+void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *s, int single);
+
+/* The report folder (--report DIR): index.html, report.json, and the images
+ * of the failing pairs (expected, actual, diff) under DIR/images. open
+ * makes the folder (its parent must exist): NULL with errno when it cannot;
+ * the others return 0, or -1 with the context's error set. */
+typedef struct compare_report compare_report;
+compare_report *compare_report_open(gpuimg_ctx *ctx, const char *dir);
+/* Called for each failing pair, with its difference image (may be NULL). */
+int compare_report_add_images(compare_report *r, const gpuimg_pair *p, const gpuimg_image *diff);
+int compare_report_finish(compare_report *r, const gpuimg_folder_result *res,
+                          const compare_settings *s, const char *expected_dir,
+                          const char *actual_dir);
+void compare_report_free(compare_report *r);
+
+/* JUnit XML: one test case per pair, a failure for each failing one. */
+int compare_junit(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res,
+                  int allow_new);
+
+/* 1 for the statuses that fail a run (missing and new counted apart). */
+int compare_pair_fails(gpuimg_pair_status s, int allow_new);
+
+#endif

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+/* `compare --report DIR` and `--junit FILE` (SPEC §7).
+ *
+ * The report is one HTML page with its styles and its few lines of script
+ * inline, and the images it shows copied beside it under images/, named
+ * after each pair's path, so the folder works from file://, offline, as a CI
+ * artifact. Failing pairs come first, each with expected, actual and diff
+ * side by side and a slider that wipes between expected and actual; then a
+ * table of the pairs that passed. Every file is written atomically
+ * (gpuimg_write_file). */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compare_out.h"
+#include "json.h"
+
+struct compare_report {
+    gpuimg_ctx *ctx;
+    char *dir;
+};
+
+/* Text for HTML and XML: the five special characters as entities,
+ * control characters (but tab and newline) dropped. */
+static void markup(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        switch (ch) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&#39;", f); break;
+        default:
+            if (ch >= 0x20 || ch == '\t' || ch == '\n')
+                fputc(ch, f);
+        }
+    }
+}
+
+/* A file name for a pair's image: the path's letters and digits (others
+ * become '_') and a hash of the whole path, so two paths never share one. */
+static void image_name(const gpuimg_pair *p, const char *role, const char *ext, char *out,
+                       size_t len)
+{
+    char stem[96];
+    size_t n = 0;
+    for (const char *s = p->path; *s && n + 1 < sizeof stem; s++)
+        stem[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+                            (*s >= '0' && *s <= '9') || *s == '-'
+                        ? *s
+                        : '_';
+    stem[n] = '\0';
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (const char *s = p->path; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    snprintf(out, len, "%s-%08x-%s.%s", stem, h, role, ext);
+}
+
+static const char *extension(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    return dot && (!slash || dot > slash) ? dot + 1 : "img";
+}
+
+static char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    size_t cap = 0, n = 0, got;
+    do {
+        if (n == cap) {
+            char *more = realloc(data, cap = cap ? 2 * cap : 1 << 16);
+            if (!more) {
+                free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = more;
+        }
+        got = fread(data + n, 1, cap - n, f);
+        n += got;
+    } while (got > 0);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(data);
+        return NULL;
+    }
+    *len = n;
+    return data;
+}
+
+compare_report *compare_report_open(gpuimg_ctx *ctx, const char *dir)
+{
+    char images[4200];
+    snprintf(images, sizeof images, "%s/images", dir);
+    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) ||
+        (mkdir(images, 0777) != 0 && errno != EEXIST))
+        return NULL; /* errno says why */
+    /* an earlier report's images go: the page shows this run's */
+    DIR *d = opendir(images);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        char path[4500];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/%s", images, e->d_name);
+        if (e->d_name[0] != '.' && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    compare_report *r = calloc(1, sizeof *r);
+    if (r && !(r->dir = strdup(dir))) {
+        free(r);
+        r = NULL;
+    }
+    if (!r)
+        errno = ENOMEM;
+    if (r)
+        r->ctx = ctx;
+    return r;
+}
+
+void compare_report_free(compare_report *r)
+{
+    if (r) {
+        free(r->dir);
+        free(r);
+    }
+}
+
+static int copy_image(compare_report *r, const gpuimg_pair *p, const char *role, const char *from)
+{
+    char name[160], path[4500];
+    image_name(p, role, extension(from), name, sizeof name);
+    snprintf(path, sizeof path, "%s/images/%s", r->dir, name);
+    size_t len = 0;
+    char *data = read_all(from, &len);
+    if (!data)
+        return 0; /* unreadable: the page says the image is missing */
+    gpuimg_status st = gpuimg_write_file(r->ctx, path, data, len);
+    free(data);
+    return st == GPUIMG_OK ? 0 : -1;
+}
+
+int compare_report_add_images(compare_report *r, const gpuimg_pair *p, const gpuimg_image *diff)
+{
+    if (copy_image(r, p, "expected", p->expected) != 0 ||
+        copy_image(r, p, "actual", p->actual) != 0)
+        return -1;
+    if (!diff || !diff->data)
+        return 0;
+    char name[160], path[4500];
+    image_name(p, "diff", "png", name, sizeof name);
+    snprintf(path, sizeof path, "%s/images/%s", r->dir, name);
+    return gpuimg_save(r->ctx, path, GPUIMG_FORMAT_NONE, diff) == GPUIMG_OK ? 0 : -1;
+}
+
+static void json_document(FILE *f, const gpuimg_folder_result *res, const compare_settings *s)
+{
+    fprintf(f, "{\"pairs\": [");
+    for (size_t i = 0; i < res->npairs; i++) {
+        fprintf(f, "%s\n  ", i ? "," : "");
+        compare_json_record(f, &res->pairs[i], s, 0);
+    }
+    fprintf(f, "%s], \"summary\": {", res->npairs ? "\n" : "");
+    for (int k = 0; k < GPUIMG_PAIR_STATUS_COUNT; k++)
+        fprintf(f, "%s\"%s\": %zu", k ? ", " : "", gpuimg_pair_status_name((gpuimg_pair_status)k),
+                res->count[k]);
+    fprintf(f, ", \"pairs\": %zu}}\n", res->npairs);
+}
+
+static const char STYLE[] =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}"
+    "h1{font-size:1.4em}h2{font-size:1.1em;margin:0 0 .4em}"
+    ".pair{background:#fff;border:1px solid #ddd;border-left:6px solid #c33;padding:1em;"
+    "margin:0 0 1.5em}.pair.new{border-left-color:#c90}"
+    ".reason{font-family:monospace;color:#a00}"
+    ".imgs{display:flex;gap:1em;flex-wrap:wrap;align-items:flex-start}"
+    "figure{margin:0}figcaption{font-size:.85em;color:#555}"
+    "figure img{max-width:360px;image-rendering:pixelated;border:1px solid #ccc;display:block}"
+    ".wipe{position:relative;display:inline-block;line-height:0;border:1px solid #ccc}"
+    ".wipe img{max-width:360px;display:block;image-rendering:pixelated}"
+    ".wipe .top{position:absolute;left:0;top:0;overflow:hidden;height:100%;width:50%}"
+    ".wipe .top img{max-width:none}"
+    "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;"
+    "border-bottom:1px solid #eee}td.n{text-align:right;font-family:monospace}"
+    ".missing{color:#888;font-style:italic}";
+
+/* Sizes the top image of each wipe to the bottom one's shown width, and
+ * moves its edge with the slider. No other script, no request. */
+static const char SCRIPT[] =
+    "document.querySelectorAll('.wipe').forEach(function(w){"
+    "var top=w.querySelector('.top'),ti=top.querySelector('img'),bi=w.querySelector('.bottom'),"
+    "r=w.parentNode.querySelector('input');"
+    "function fit(){ti.style.width=bi.clientWidth+'px';}"
+    "bi.addEventListener('load',fit);fit();"
+    "r.addEventListener('input',function(){top.style.width=r.value+'%';});});";
+
+static void html_figure(FILE *f, compare_report *r, const gpuimg_pair *p, const char *role,
+                        const char *ext, const char *caption, int present)
+{
+    char name[160];
+    image_name(p, role, ext, name, sizeof name);
+    fprintf(f, "<figure>");
+    if (present) {
+        fprintf(f, "<img src=\"images/");
+        markup(f, name);
+        fprintf(f, "\" alt=\"%s\" loading=\"lazy\">", caption);
+    } else {
+        fprintf(f, "<div class=\"missing\">none</div>");
+    }
+    fprintf(f, "<figcaption>%s</figcaption></figure>", caption);
+    (void)r;
+}
+
+static void html_figures_row(FILE *f, const gpuimg_pair *p)
+{
+    const gpuimg_compare_result *x = &p->result;
+    double pct = x->compared ? 100.0 * (double)x->differing / (double)x->compared : 0.0;
+    fprintf(f, "<table><tr><th>differing</th><td class=n>%llu (%.4f%%)</td></tr>",
+            (unsigned long long)x->differing, pct);
+    fprintf(f, "<tr><th>forgiven</th><td class=n>%llu</td></tr>", (unsigned long long)x->forgiven);
+    fprintf(f, "<tr><th>ignored</th><td class=n>%llu</td></tr>", (unsigned long long)x->ignored);
+    fprintf(f, "<tr><th>max_diff</th><td class=n>%d</td></tr>", x->max_diff);
+    fprintf(f, "<tr><th>mae / rmse</th><td class=n>%.4f / %.4f</td></tr>", x->mae, x->rmse);
+    if (x->has_psnr)
+        fprintf(f, "<tr><th>psnr</th><td class=n>%.2f dB</td></tr>", x->psnr);
+    if (x->has_ssim)
+        fprintf(f, "<tr><th>ssim</th><td class=n>%.6f</td></tr>", x->ssim);
+    if (x->differing)
+        fprintf(f, "<tr><th>box</th><td class=n>%d,%d %dx%d</td></tr>", x->bbox.x, x->bbox.y,
+                x->bbox.width, x->bbox.height);
+    fprintf(f, "</table>");
+}
+
+static void html_pair(FILE *f, compare_report *r, const gpuimg_pair *p)
+{
+    int compared = p->status == GPUIMG_PAIR_FAILED;
+    int has_e = p->status != GPUIMG_PAIR_NEW && p->status != GPUIMG_PAIR_ERROR;
+    int has_a = p->status != GPUIMG_PAIR_MISSING && p->status != GPUIMG_PAIR_ERROR;
+    fprintf(f, "<section class=\"pair %s\"><h2>%s: ", gpuimg_pair_status_name(p->status),
+            gpuimg_pair_status_name(p->status));
+    markup(f, p->path);
+    fprintf(f, "</h2><p class=reason>");
+    markup(f, p->reason);
+    fprintf(f, "</p><div class=imgs>");
+    html_figure(f, r, p, "expected", extension(p->expected), "expected", has_e);
+    html_figure(f, r, p, "actual", extension(p->actual), "actual", has_a);
+    if (compared) {
+        html_figure(f, r, p, "diff", "png", "diff: red counted, yellow forgiven, blue ignored", 1);
+        char e[160], a[160];
+        image_name(p, "expected", extension(p->expected), e, sizeof e);
+        image_name(p, "actual", extension(p->actual), a, sizeof a);
+        fprintf(f, "<figure><div class=wipe><img class=bottom src=\"images/");
+        markup(f, e);
+        fprintf(f, "\" alt=\"expected\"><div class=top><img src=\"images/");
+        markup(f, a);
+        fprintf(f, "\" alt=\"actual\"></div></div><input type=range min=0 max=100 value=50 "
+                   "aria-label=\"wipe between expected and actual\">"
+                   "<figcaption>actual (left of the edge) over expected</figcaption></figure>");
+        html_figures_row(f, p);
+    }
+    fprintf(f, "</div></section>\n");
+}
+
+static void html_thresholds(FILE *f, const compare_settings *s)
+{
+    const gpuimg_compare_options *o = &s->opt;
+    const gpuimg_compare_limits *l = &s->lim;
+    fprintf(f, "<p>Pixel rule: ");
+    if (o->threshold > 0)
+        fprintf(f, "YIQ distance above %g", o->threshold);
+    else
+        fprintf(f, "a channel differing by more than %d", o->fuzz);
+    if (o->antialiasing)
+        fprintf(f, "; anti-aliasing forgiven");
+    if (o->max_shift)
+        fprintf(f, "; shifts up to %d pixels forgiven", o->max_shift);
+    if (o->nignore)
+        fprintf(f, "; %d rectangle%s ignored", o->nignore, o->nignore == 1 ? "" : "s");
+    fprintf(f, ". Limits: ");
+    int any = 0;
+    if (l->has_max_diff)
+        fprintf(f, "%smax_diff &le; %d", any++ ? ", " : "", l->max_diff);
+    if (l->has_max_differing)
+        fprintf(f, "%sdiffering &le; %g", any++ ? ", " : "", l->max_differing);
+    if (l->has_max_differing_pct)
+        fprintf(f, "%sdiffering &le; %g%%", any++ ? ", " : "", l->max_differing_pct);
+    if (l->has_min_psnr)
+        fprintf(f, "%spsnr &ge; %g dB", any++ ? ", " : "", l->min_psnr);
+    if (l->has_min_ssim)
+        fprintf(f, "%sssim &ge; %g", any++ ? ", " : "", l->min_ssim);
+    if (!any)
+        fprintf(f, "none (one counted pixel fails)");
+    fprintf(f, ".</p>\n");
+}
+
+static void html_page(FILE *f, compare_report *r, const gpuimg_folder_result *res,
+                      const compare_settings *s, const char *expected_dir, const char *actual_dir)
+{
+    fprintf(f, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+               "img-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
+               "<title>gpuimg compare</title><style>%s</style></head><body>\n",
+            STYLE);
+    fprintf(f, "<h1>gpuimg compare: ");
+    markup(f, expected_dir);
+    fprintf(f, " (expected) and ");
+    markup(f, actual_dir);
+    fprintf(f, " (actual)</h1>\n<p>%zu pairs:", res->npairs);
+    for (int k = 0; k < GPUIMG_PAIR_STATUS_COUNT; k++)
+        fprintf(f, "%s %zu %s", k ? "," : "", res->count[k],
+                gpuimg_pair_status_name((gpuimg_pair_status)k));
+    fprintf(f, ".</p>\n");
+    html_thresholds(f, s);
+    for (size_t i = 0; i < res->npairs; i++)
+        if (res->pairs[i].status > GPUIMG_PAIR_PASSED)
+            html_pair(f, r, &res->pairs[i]);
+    fprintf(f, "<h2>Within tolerance</h2><table><tr><th>pair</th><th>status</th>"
+               "<th>differing</th><th>forgiven</th><th>max_diff</th></tr>\n");
+    for (size_t i = 0; i < res->npairs; i++) {
+        const gpuimg_pair *p = &res->pairs[i];
+        if (p->status > GPUIMG_PAIR_PASSED)
+            continue;
+        fprintf(f, "<tr><td>");
+        markup(f, p->path);
+        fprintf(f, "</td><td>%s</td><td class=n>%llu</td><td class=n>%llu</td><td "
+                   "class=n>%d</td></tr>\n",
+                gpuimg_pair_status_name(p->status), (unsigned long long)p->result.differing,
+                (unsigned long long)p->result.forgiven, p->result.max_diff);
+    }
+    fprintf(f, "</table>\n<script>%s</script></body></html>\n", SCRIPT);
+}
+
+/* Builds a document in memory with fill, then writes it atomically. */
+static int write_document(gpuimg_ctx *ctx, const char *path, void (*fill)(FILE *, void *),
+                          void *arg)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return -1;
+    fill(f, arg);
+    if (fclose(f) != 0) {
+        free(buf);
+        return -1;
+    }
+    gpuimg_status st = gpuimg_write_file(ctx, path, buf, len);
+    free(buf);
+    return st == GPUIMG_OK ? 0 : -1;
+}
+
+struct page_args {
+    compare_report *r;
+    const gpuimg_folder_result *res;
+    const compare_settings *s;
+    const char *expected_dir, *actual_dir;
+};
+
+static void fill_page(FILE *f, void *arg)
+{
+    struct page_args *a = arg;
+    html_page(f, a->r, a->res, a->s, a->expected_dir, a->actual_dir);
+}
+
+static void fill_json(FILE *f, void *arg)
+{
+    struct page_args *a = arg;
+    json_document(f, a->res, a->s);
+}
+
+int compare_report_finish(compare_report *r, const gpuimg_folder_result *res,
+                          const compare_settings *s, const char *expected_dir,
+                          const char *actual_dir)
+{
+    /* the failing pairs that were not compared: the images that exist */
+    for (size_t i = 0; i < res->npairs; i++) {
+        const gpuimg_pair *p = &res->pairs[i];
+        if ((p->status == GPUIMG_PAIR_SIZE || p->status == GPUIMG_PAIR_MISSING) &&
+            copy_image(r, p, "expected", p->expected) != 0)
+            return -1;
+        if ((p->status == GPUIMG_PAIR_SIZE || p->status == GPUIMG_PAIR_NEW) &&
+            copy_image(r, p, "actual", p->actual) != 0)
+            return -1;
+    }
+    struct page_args a = {r, res, s, expected_dir, actual_dir};
+    char path[4500];
+    snprintf(path, sizeof path, "%s/report.json", r->dir);
+    if (write_document(r->ctx, path, fill_json, &a) != 0)
+        return -1;
+    snprintf(path, sizeof path, "%s/index.html", r->dir);
+    return write_document(r->ctx, path, fill_page, &a);
+}
+
+struct junit_args {
+    const gpuimg_folder_result *res;
+    int allow_new;
+};
+
+static void fill_junit(FILE *f, void *arg)
+{
+    const struct junit_args *a = arg;
+    const gpuimg_folder_result *res = a->res;
+    size_t failures = 0, errors = res->count[GPUIMG_PAIR_ERROR];
+    for (size_t i = 0; i < res->npairs; i++)
+        failures += res->pairs[i].status != GPUIMG_PAIR_ERROR &&
+                    compare_pair_fails(res->pairs[i].status, a->allow_new);
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"gpuimg compare\" tests=\"%zu\" failures=\"%zu\" "
+               "errors=\"%zu\">\n  <testsuite name=\"gpuimg compare\" tests=\"%zu\" "
+               "failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n",
+            res->npairs, failures, errors, res->npairs, failures, errors);
+    for (size_t i = 0; i < res->npairs; i++) {
+        const gpuimg_pair *p = &res->pairs[i];
+        fprintf(f, "    <testcase classname=\"gpuimg.compare\" name=\"");
+        markup(f, p->path);
+        const char *status = gpuimg_pair_status_name(p->status);
+        if (!compare_pair_fails(p->status, a->allow_new)) {
+            fprintf(f, "\"/>\n");
+            continue;
+        }
+        const char *tag = p->status == GPUIMG_PAIR_ERROR ? "error" : "failure";
+        fprintf(f, "\">\n      <%s type=\"%s\" message=\"%s: ", tag, status, status);
+        markup(f, p->reason);
+        fprintf(f, "\">");
+        markup(f, p->reason);
+        fprintf(f, "</%s>\n    </testcase>\n", tag);
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+}
+
+int compare_junit(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res, int allow_new)
+{
+    struct junit_args a = {res, allow_new};
+    return write_document(ctx, path, fill_junit, &a);
+}

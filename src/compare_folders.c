@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* Folders of goldens (SPEC §7): the pairing, the workers that decode and
+ * compare the pairs, and golden updates.
+ *
+ * The pairing is batch's walk (batch_plan.h) over both folders, merged by
+ * relative path. Workers take pairs in path order; each has a context of
+ * its own (its backend, for SSIM, its own stream) and lends the one shared
+ * thread pool, on which a PNG's rows unfilter and a comparison's bands run,
+ * so the cores stay busy with few pairs or many. Results land in their
+ * pair's slot, so the report is in path order whatever finished first. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch_plan.h"
+#include "pool.h"
+
+#define PATH_BUF GPUIMG__PATH_BUF
+
+const char *gpuimg_pair_status_name(gpuimg_pair_status s)
+{
+    static const char *const names[GPUIMG_PAIR_STATUS_COUNT] = {
+        "identical", "passed", "failed", "size", "missing", "new", "error"};
+    return (unsigned)s < GPUIMG_PAIR_STATUS_COUNT ? names[s] : "?";
+}
+
+/* "dir/NAME.mask.png" for "dir/NAME.EXT"; 1 when path is itself a mask. */
+static int is_mask(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 9 && strcmp(path + n - 9, ".mask.png") == 0;
+}
+
+static char *mask_of(const char *golden)
+{
+    const char *slash = strrchr(golden, '/'), *dot = strrchr(golden, '.');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - golden) : strlen(golden);
+    char *m = malloc(stem + 10);
+    if (m) {
+        memcpy(m, golden, stem);
+        memcpy(m + stem, ".mask.png", 10);
+    }
+    return m;
+}
+
+static char *joined(const char *dir, const char *rel)
+{
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+void gpuimg_folder_result_free(gpuimg_folder_result *r)
+{
+    for (size_t i = 0; r->pairs && i < r->npairs; i++) {
+        free(r->pairs[i].path);
+        free(r->pairs[i].expected);
+        free(r->pairs[i].actual);
+        free(r->pairs[i].mask);
+    }
+    free(r->pairs);
+    memset(r, 0, sizeof *r);
+}
+
+/* The images of both folders, merged by relative path into pairs. */
+static gpuimg_status pair_up(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
+                             gpuimg_folder_result *out)
+{
+    gpuimg__file_list e = {0}, a = {0}, bad = {0};
+    uint64_t ignored = 0;
+    gpuimg_status st = gpuimg__walk(ctx, o->expected_dir, o->recursive, NULL, &e, &bad, &ignored);
+    if (st == GPUIMG_OK)
+        st = gpuimg__walk(ctx, o->actual_dir, o->recursive, NULL, &a, &bad, &ignored);
+    if (st == GPUIMG_OK && bad.n > 0)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "compare: %s", bad.rel[0]);
+    if (st == GPUIMG_OK && !(out->pairs = calloc(e.n + a.n + 1, sizeof *out->pairs)))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+    size_t i = 0, j = 0;
+    while (st == GPUIMG_OK && (i < e.n || j < a.n)) {
+        int order = i == e.n ? 1 : j == a.n ? -1 : strcmp(e.rel[i], a.rel[j]);
+        const char *rel = order <= 0 ? e.rel[i] : a.rel[j];
+        if (order <= 0)
+            i++;
+        if (order >= 0)
+            j++;
+        if (is_mask(rel))
+            continue;
+        gpuimg_pair *p = &out->pairs[out->npairs++];
+        p->status = order < 0 ? GPUIMG_PAIR_MISSING : order > 0 ? GPUIMG_PAIR_NEW : GPUIMG_PAIR_FAILED;
+        p->path = strdup(rel);
+        p->expected = joined(o->expected_dir, rel);
+        p->actual = joined(o->actual_dir, rel);
+        if (!p->path || !p->expected || !p->actual)
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+        else if (order <= 0 && (p->mask = mask_of(p->expected)) != NULL &&
+                 access(p->mask, F_OK) != 0) {
+            free(p->mask);
+            p->mask = NULL;
+        }
+    }
+    gpuimg__file_list_free(&e);
+    gpuimg__file_list_free(&a);
+    gpuimg__file_list_free(&bad);
+    return st;
+}
+
+typedef struct folder_run {
+    const gpuimg_folder_options *o;
+    gpuimg_folder_result *out;
+    atomic_size_t next;
+    pthread_mutex_t report_lock; /* one on_failed call at a time */
+    gpuimg_config cfg;
+    gpuimg_pool *pool;
+} folder_run;
+
+static void pair_error(gpuimg_pair *p, gpuimg_ctx *ctx)
+{
+    p->status = GPUIMG_PAIR_ERROR;
+    snprintf(p->reason, sizeof p->reason, "%s", gpuimg_ctx_error(ctx));
+}
+
+/* One pair, both present: load, compare, judge. */
+static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
+{
+    const gpuimg_folder_options *o = run->o;
+    gpuimg_image e = {0}, a = {0}, mask = {0}, diff = {0};
+    if (gpuimg_load(ctx, p->expected, &e) != GPUIMG_OK ||
+        gpuimg_load(ctx, p->actual, &a) != GPUIMG_OK ||
+        (p->mask && gpuimg_load(ctx, p->mask, &mask) != GPUIMG_OK)) {
+        pair_error(p, ctx);
+        goto done;
+    }
+    p->expected_width = e.width;
+    p->expected_height = e.height;
+    p->actual_width = a.width;
+    p->actual_height = a.height;
+    gpuimg_compare_options co = o->compare;
+    co.mask = p->mask ? &mask : NULL;
+    if (gpuimg_compare(ctx, &e, &a, &co, &p->result, o->on_failed ? &diff : NULL) != GPUIMG_OK) {
+        pair_error(p, ctx);
+        goto done;
+    }
+    p->failed = gpuimg_compare_check(&p->result, &o->limits, p->reason, sizeof p->reason);
+    if (p->result.size_differs) {
+        p->status = GPUIMG_PAIR_SIZE;
+        snprintf(p->reason, sizeof p->reason, "size %dx%d, expected %dx%d", a.width, a.height,
+                 e.width, e.height);
+    } else if (p->failed) {
+        p->status = GPUIMG_PAIR_FAILED;
+    } else {
+        p->status = p->result.identical ? GPUIMG_PAIR_IDENTICAL : GPUIMG_PAIR_PASSED;
+    }
+    if (p->status == GPUIMG_PAIR_FAILED && o->on_failed) {
+        pthread_mutex_lock(&run->report_lock);
+        o->on_failed(o->user, p, &diff);
+        pthread_mutex_unlock(&run->report_lock);
+    }
+done:
+    gpuimg_image_free(&diff);
+    gpuimg_image_free(&mask);
+    gpuimg_image_free(&a);
+    gpuimg_image_free(&e);
+}
+
+static void *worker(void *arg)
+{
+    folder_run *run = arg;
+    gpuimg_ctx *ctx = NULL;
+    gpuimg_status made = gpuimg_ctx_create(&run->cfg, &ctx);
+    if (made == GPUIMG_OK) {
+        ctx->pool = run->pool; /* lent: own_pool stays 0 */
+        ctx->split_files = 0;  /* each worker has a file of its own */
+    }
+    for (;;) {
+        size_t i = atomic_fetch_add(&run->next, 1);
+        if (i >= run->out->npairs)
+            break;
+        gpuimg_pair *p = &run->out->pairs[i];
+        if (p->status == GPUIMG_PAIR_MISSING) {
+            snprintf(p->reason, sizeof p->reason, "no actual %s", p->actual);
+        } else if (p->status == GPUIMG_PAIR_NEW) {
+            snprintf(p->reason, sizeof p->reason, "no golden %s", p->expected);
+        } else if (made != GPUIMG_OK) {
+            p->status = GPUIMG_PAIR_ERROR;
+            snprintf(p->reason, sizeof p->reason, "%s", gpuimg_strerror(made));
+        } else {
+            compare_pair(run, ctx, p);
+        }
+    }
+    gpuimg_ctx_destroy(ctx);
+    return NULL;
+}
+
+gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_options *opt,
+                                     gpuimg_folder_result *out)
+{
+    memset(out, 0, sizeof *out);
+    gpuimg_status st = pair_up(ctx, opt, out);
+    if (st != GPUIMG_OK) {
+        gpuimg_folder_result_free(out);
+        return st;
+    }
+    folder_run run = {.o = opt, .out = out, .cfg = ctx->cfg};
+    /* Resolve the backend once, here, for every worker: "auto" says its one
+     * notice and CUDA's context is made once (only when SSIM needs it). */
+    if (opt->compare.ssim && out->npairs > 0) {
+        const char *name;
+        if ((st = gpuimg_ctx_backend(ctx, &name)) != GPUIMG_OK) {
+            gpuimg_folder_result_free(out);
+            return st;
+        }
+        gpuimg_backend_from_name(name, &run.cfg.backend);
+    }
+    int jobs = gpuimg__thread_count(opt->jobs);
+    if ((size_t)jobs > out->npairs)
+        jobs = out->npairs > 0 ? (int)out->npairs : 1;
+    run.pool = gpuimg__pool_create(gpuimg__thread_count(ctx->cfg.threads));
+    pthread_mutex_init(&run.report_lock, NULL);
+    pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
+    int started = 0;
+    for (int k = 0; threads && k < jobs; k++)
+        started += pthread_create(&threads[started], NULL, worker, &run) == 0;
+    if (started == 0)
+        worker(&run); /* no thread: this one does it all */
+    for (int k = 0; k < started; k++)
+        pthread_join(threads[k], NULL);
+    free(threads);
+    pthread_mutex_destroy(&run.report_lock);
+    gpuimg__pool_destroy(run.pool);
+    for (size_t i = 0; i < out->npairs; i++)
+        out->count[out->pairs[i].status]++;
+    return GPUIMG_OK;
+}
+
+struct copy {
+    const char *from, *to;
+};
+
+static gpuimg_status write_copy(gpuimg_ctx *ctx, FILE *out, void *user)
+{
+    const struct copy *c = user;
+    FILE *in = fopen(c->from, "rb");
+    if (!in)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->from, strerror(errno));
+    char buf[1 << 16];
+    size_t n;
+    int ok = 1;
+    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
+        ok = fwrite(buf, 1, n, out) == n;
+    gpuimg_status st = GPUIMG_OK;
+    if (!ok)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->to, strerror(errno));
+    else if (ferror(in))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->from, strerror(errno));
+    fclose(in);
+    return st;
+}
+
+gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result *r, int prune,
+                                    size_t *updated, size_t *pruned)
+{
+    *updated = *pruned = 0;
+    for (size_t i = 0; i < r->npairs; i++) {
+        const gpuimg_pair *p = &r->pairs[i];
+        gpuimg_status st = GPUIMG_OK;
+        if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE ||
+            p->status == GPUIMG_PAIR_NEW) {
+            char parents[PATH_BUF];
+            snprintf(parents, sizeof parents, "%s", p->expected);
+            struct copy c = {p->actual, p->expected};
+            if (gpuimg__make_parents(parents) != 0)
+                st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s",
+                                  p->expected, strerror(errno));
+            else if ((st = gpuimg__write_atomic(ctx, p->expected, write_copy, &c)) == GPUIMG_OK)
+                ++*updated;
+        } else if (prune && p->status == GPUIMG_PAIR_MISSING) {
+            if (unlink(p->expected) != 0)
+                st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->expected, strerror(errno));
+            else if (p->mask && unlink(p->mask) != 0 && errno != ENOENT)
+                st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->mask, strerror(errno));
+            else
+                ++*pruned;
+        }
+        if (st != GPUIMG_OK)
+            return st;
+    }
+    return GPUIMG_OK;
+}
