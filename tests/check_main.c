@@ -28,6 +28,7 @@ Suite *batch_suite(void);
 Suite *codecs_suite(void);
 Suite *untrusted_suite(void);
 Suite *buffers_suite(void);
+Suite *compare_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -77,6 +78,7 @@ int main(void)
     srunner_add_suite(sr, untrusted_suite());
     srunner_add_suite(sr, cli_suite());
     srunner_add_suite(sr, batch_suite());
+    srunner_add_suite(sr, compare_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* `gpuimg compare` as CI uses it (SPEC §7): folders of goldens with every
+ * status and exit code, golden updates that change exactly what they say,
+ * the report and JUnit files, limits given as counts and percentages, and
+ * one JSON shape for a pair whatever happens. The per-pixel rules are the
+ * golden suite's (make_golden.py's cmp_ cases). */
+#define _XOPEN_SOURCE 700
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#define RUN(out, err, ...)                                                                         \
+    tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
+
+static void put(const char *dir, const char *rel, const char *golden)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    size_t len;
+    char *data = tu_read_file(golden ? tu_golden(golden) : "/dev/null", &len);
+    ck_assert_ptr_nonnull(data);
+    if (!golden) { /* a file that is no image */
+        free(data);
+        tu_write_file(path, "not an image", 12);
+        return;
+    }
+    tu_write_file(path, data, len);
+    free(data);
+}
+
+#define UI "inputs/ui_96x64_rgb.png"
+
+/* Folders with a pair of every status (the error one only when bad). */
+static void make_folders(const char *exp, const char *act, int bad)
+{
+    char sub[1024];
+    mkdir(exp, 0777);
+    mkdir(act, 0777);
+    snprintf(sub, sizeof sub, "%s/sub", exp);
+    mkdir(sub, 0777);
+    snprintf(sub, sizeof sub, "%s/sub", act);
+    mkdir(sub, 0777);
+    put(exp, "same.png", UI);
+    put(act, "same.png", UI);
+    put(exp, "shifted.png", UI); /* passes with --max-shift 1 */
+    put(act, "shifted.png", "inputs/ui_96x64_rgb_shift1.png");
+    put(exp, "sub/recolor.png", UI);
+    put(act, "sub/recolor.png", "inputs/ui_96x64_rgb_recolor.png");
+    put(exp, "gone.png", UI);
+    put(exp, "gone.mask.png", "inputs/ui_96x64_mask.png");
+    put(act, "extra.png", UI);
+    put(exp, "size.png", UI);
+    put(act, "size.png", "inputs/camera_64x48_gray.png");
+    put(exp, "masked.png", UI);
+    put(exp, "masked.mask.png", "inputs/ui_96x64_mask.png");
+    put(act, "masked.png", "inputs/ui_96x64_rgb_vanish.png");
+    put(exp, "notes.txt", NULL); /* not an image: never a pair */
+    if (bad) {
+        put(exp, "bad.png", UI);
+        put(act, "bad.png", NULL);
+    }
+}
+
+static char snapshot_buf[1 << 16];
+static size_t snapshot_len;
+
+static int snap_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type != FTW_F)
+        return 0;
+    size_t len;
+    char *data = tu_read_file(path, &len);
+    unsigned h = 2166136261u;
+    for (size_t i = 0; data && i < len; i++)
+        h = (h ^ (unsigned char)data[i]) * 16777619u;
+    free(data);
+    snapshot_len += (size_t)snprintf(snapshot_buf + snapshot_len,
+                                     sizeof snapshot_buf - snapshot_len, "%s %08x\n", path, h);
+    return 0;
+}
+
+/* Every file under dir with a hash of its bytes, in walk order. */
+static char *snapshot(const char *dir)
+{
+    snapshot_len = 0;
+    snapshot_buf[0] = '\0';
+    ck_assert_int_eq(nftw(dir, snap_one, 16, FTW_PHYS), 0);
+    return strdup(snapshot_buf);
+}
+
+/* The line of a snapshot for path, or NULL. */
+static const char *snap_line(const char *snap, const char *path)
+{
+    char key[1100];
+    snprintf(key, sizeof key, "%s ", path);
+    const char *p = strstr(snap, key);
+    return p && (p == snap || p[-1] == '\n') ? p : NULL;
+}
+
+START_TEST(folder_statuses_and_exit_codes)
+{
+    char exp[512], act[512];
+    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
+    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
+    make_folders(exp, act, 1);
+    char *out, *err;
+    /* an unreadable file wins over every difference: exit 3 */
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1"), 3);
+    ck_assert_ptr_nonnull(strstr(out, "8 pairs: 1 identical, 1 passed, 2 failed, 1 size, "
+                                      "1 missing, 1 new, 1 error\n"));
+    ck_assert_ptr_nonnull(strstr(out, "error bad.png: "));
+    ck_assert_ptr_nonnull(strstr(out, "failed sub/recolor.png: differing 336 pixels"));
+    ck_assert_ptr_nonnull(strstr(out, "failed masked.png: differing 36 pixels"));
+    ck_assert_ptr_nonnull(strstr(out, "size size.png: size 64x48, expected 96x64"));
+    ck_assert_ptr_nonnull(strstr(out, "missing gone.png"));
+    ck_assert_ptr_nonnull(strstr(out, "new extra.png"));
+    ck_assert_ptr_null(strstr(out, "same.png")); /* identical and passed: no line */
+    ck_assert_ptr_null(strstr(out, "notes.txt"));
+    ck_assert_ptr_null(strstr(out, "mask.png")); /* masks are not pairs */
+    free(out);
+    free(err);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bad.png", act);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/bad.png", exp);
+    unlink(path);
+    /* without it: failed, size, missing and new fail with 1 */
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1"), 1);
+    free(out);
+    free(err);
+    /* --verbose names every pair; without --recursive sub/ is not walked */
+    ck_assert_int_eq(RUN(&out, &err, "-v", "compare", exp, act, "--max-shift", "1"), 1);
+    ck_assert_ptr_nonnull(strstr(out, "identical same.png\n"));
+    ck_assert_ptr_nonnull(strstr(out, "passed shifted.png\n"));
+    ck_assert_ptr_null(strstr(out, "recolor"));
+    free(out);
+    free(err);
+    /* only new ones left, and allowed: 0 */
+    const char *const gone[] = {"sub/recolor.png", "size.png", "masked.png"};
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", act, gone[i]);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/%s", exp, gone[i]);
+        unlink(path);
+    }
+    put(act, "gone.png", UI);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--max-shift", "1"), 1); /* new */
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--max-shift", "1", "--allow-new"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "new extra.png"));
+    free(out);
+    free(err);
+}
+END_TEST
+
+START_TEST(update_and_prune_change_exactly_that)
+{
+    char exp[512], act[512];
+    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
+    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
+    make_folders(exp, act, 0);
+    char *before_e = snapshot(exp), *before_a = snapshot(act), *out, *err;
+    /* --update alone: failed, size and new goldens become their actuals */
+    ck_assert_int_eq(
+        RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1", "--update"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "; 4 goldens updated, 0 pruned\n"));
+    free(out);
+    free(err);
+    char *after_e = snapshot(exp), *after_a = snapshot(act);
+    ck_assert_str_eq(after_a, before_a); /* the actuals: untouched */
+    const char *changed[] = {"sub/recolor.png", "size.png", "masked.png", "extra.png"};
+    for (int i = 0; i < 4; i++) {
+        char e[1024], a[1024];
+        snprintf(e, sizeof e, "%s/%s", exp, changed[i]);
+        snprintf(a, sizeof a, "%s/%s", act, changed[i]);
+        ck_assert_msg(tu_same_file(e, a), "%s was not updated", changed[i]);
+    }
+    /* every other golden, its bytes and its mask as before; nothing else */
+    int lines = 0;
+    for (const char *l = before_e; *l; l = strchr(l, '\n') + 1, lines++) {
+        char path[1024];
+        sscanf(l, "%1023s", path);
+        int is_changed = 0;
+        for (int i = 0; i < 4; i++)
+            is_changed |= strlen(path) > strlen(changed[i]) &&
+                          strcmp(path + strlen(path) - strlen(changed[i]), changed[i]) == 0 &&
+                          path[strlen(path) - strlen(changed[i]) - 1] == '/';
+        const char *now = snap_line(after_e, path);
+        ck_assert_msg(now != NULL, "%s disappeared", path);
+        if (!is_changed)
+            ck_assert_msg(strncmp(now, l, (size_t)(strchr(l, '\n') - l)) == 0, "%s changed", path);
+    }
+    int after_lines = 0;
+    for (const char *l = after_e; *l; l = strchr(l, '\n') + 1)
+        after_lines++;
+    ck_assert_int_eq(after_lines, lines + 1); /* extra.png, and no temporary left */
+    /* --update --prune: the missing golden and its mask go, nothing else */
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--update", "--prune"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "1 pruned"));
+    free(out);
+    free(err);
+    char *pruned = snapshot(exp);
+    char gone[1024];
+    snprintf(gone, sizeof gone, "%s/gone.png", exp);
+    ck_assert_ptr_null(snap_line(pruned, gone));
+    snprintf(gone, sizeof gone, "%s/gone.mask.png", exp);
+    ck_assert_ptr_null(snap_line(pruned, gone));
+    snprintf(gone, sizeof gone, "%s/notes.txt", exp);
+    ck_assert_ptr_nonnull(snap_line(pruned, gone)); /* not an image: never touched */
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "6 identical"));
+    free(out);
+    free(err);
+    free(before_e);
+    free(before_a);
+    free(after_e);
+    free(after_a);
+    free(pruned);
+}
+END_TEST
+
+START_TEST(report_junit_and_json)
+{
+    char exp[512], act[512], rep[512], junit[512];
+    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
+    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
+    snprintf(rep, sizeof rep, "%s/report", tu_tmpdir());
+    snprintf(junit, sizeof junit, "%s/junit.xml", tu_tmpdir());
+    make_folders(exp, act, 1);
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1",
+                         "--report", rep, "--junit", junit, "--json"),
+                     3);
+    /* --json: one document, every pair in path order, the summary */
+    double n;
+    ck_assert_int_eq(tu_json_numbers(strstr(out, "\"summary\""), "error", &n, 1), 1);
+    ck_assert_double_eq(n, 1);
+    ck_assert_int_eq(tu_json_numbers(strstr(out, "\"summary\""), "pairs", &n, 1), 1);
+    ck_assert_double_eq(n, 8);
+    const char *order[] = {"bad.png",  "extra.png",   "gone.png", "masked.png",
+                           "same.png", "shifted.png", "size.png", "sub/recolor.png"};
+    const char *at = out;
+    for (int i = 0; i < 8; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "\"path\": \"%s\"", order[i]);
+        ck_assert_msg((at = strstr(at, key)) != NULL, "%s out of order", order[i]);
+    }
+    free(out);
+    free(err);
+    /* the page: every failing pair, its images present, nothing fetched */
+    char page[1024];
+    snprintf(page, sizeof page, "%s/index.html", rep);
+    char *html = tu_read_file(page, NULL);
+    ck_assert_ptr_nonnull(html);
+    ck_assert_ptr_null(strstr(html, "http://"));
+    ck_assert_ptr_null(strstr(html, "https://"));
+    for (const char *p = strstr(html, "src=\"images/"); p; p = strstr(p + 1, "src=\"images/")) {
+        char rel[256], file[1024];
+        ck_assert_int_eq(sscanf(p + 5, "%255[^\"]", rel), 1);
+        snprintf(file, sizeof file, "%s/%s", rep, rel);
+        ck_assert_msg(access(file, R_OK) == 0, "the page shows %s, which is not there", rel);
+    }
+    const char *failing[] = {"failed: sub/recolor.png", "failed: masked.png", "size: size.png",
+                             "missing: gone.png",       "new: extra.png",     "error: bad.png"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(strstr(html, failing[i]) != NULL, "the page lacks %s", failing[i]);
+    ck_assert_ptr_nonnull(strstr(html, "type=range")); /* the wipe between expected and actual */
+    free(html);
+    snprintf(page, sizeof page, "%s/report.json", rep);
+    char *json = tu_read_file(page, NULL);
+    ck_assert_ptr_nonnull(strstr(json, "\"path\": \"sub/recolor.png\""));
+    free(json);
+    char *xml = tu_read_file(junit, NULL);
+    ck_assert_ptr_nonnull(strstr(xml, "tests=\"8\" failures=\"5\" errors=\"1\""));
+    ck_assert_ptr_nonnull(
+        strstr(xml, "<testcase classname=\"gpuimg.compare\" name=\"same.png\"/>"));
+    ck_assert_ptr_nonnull(strstr(xml, "name=\"sub/recolor.png\">\n      <failure type=\"failed\""));
+    free(xml);
+    /* a second report in the same folder replaces the first's images */
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, exp, "--report", rep), 0);
+    free(out);
+    free(err);
+    snprintf(page, sizeof page, "%s/images", rep);
+    char *images = snapshot(page);
+    ck_assert_str_eq(images, "");
+    free(images);
+}
+END_TEST
+
+START_TEST(limits_and_one_pair_json)
+{
+    const char *a = tu_golden(UI);
+    char b[1024], *out, *err;
+    snprintf(b, sizeof b, "%s", tu_golden("inputs/ui_96x64_rgb_vanish.png"));
+    /* 36 counted pixels with --max-shift 2: a limit equal to them passes */
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, b, "--max-shift", "2", "--max-differing", "36"),
+                     0);
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, b, "--max-shift", "2", "--max-differing", "35"),
+                     1);
+    ck_assert_ptr_nonnull(strstr(out, "differing 36 pixels (0.5859%) > 35"));
+    free(out);
+    free(err);
+    /* a count and a percentage: both must hold (36 of 6144 is 0.586%) */
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, b, "--max-shift", "2", "--max-differing", "40",
+                         "--max-differing", "0.5%", "--json"),
+                     1);
+    ck_assert_ptr_nonnull(strstr(out, "\"failed\": [\"max_differing_pct\"]"));
+    ck_assert_ptr_nonnull(
+        strstr(out, "\"bbox\": {\"x\": 70, \"y\": 40, \"width\": 6, \"height\": 6}"));
+    ck_assert_ptr_nonnull(strstr(out, "\"ssim\": null")); /* not asked for */
+    free(out);
+    free(err);
+    /* sizes that differ: both sizes in the record, figures null */
+    ck_assert_int_eq(
+        RUN(&out, &err, "compare", a, tu_golden("inputs/camera_64x48_gray.png"), "--json"), 1);
+    ck_assert_ptr_nonnull(strstr(out, "\"status\": \"size\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"expected_size\": [96, 64], \"actual_size\": [64, 48]"));
+    ck_assert_ptr_nonnull(strstr(out, "\"differing\": null"));
+    free(out);
+    free(err);
+    /* an unreadable file: still a record, with its error, and exit 3 */
+    char junk[1024];
+    snprintf(junk, sizeof junk, "%s/junk.png", tu_tmpdir());
+    tu_write_file(junk, "junk", 4);
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, junk, "--json"), 3);
+    ck_assert_ptr_nonnull(strstr(out, "\"status\": \"error\""));
+    ck_assert_ptr_nonnull(strstr(out, "\"error\": \""));
+    ck_assert_ptr_nonnull(strstr(err, "junk.png"));
+    free(out);
+    free(err);
+    /* SSIM when asked; every threshold applied is echoed */
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, b, "--ssim", "--threshold", "0.1", "--ignore",
+                         "70,40,6,6", "--json"),
+                     1);
+    ck_assert_ptr_null(strstr(out, "\"ssim\": null"));
+    ck_assert_ptr_nonnull(strstr(out, "\"threshold\": 0.1"));
+    ck_assert_ptr_nonnull(strstr(out, "\"ignore\": [[70, 40, 6, 6]]"));
+    free(out);
+    free(err);
+}
+END_TEST
+
+START_TEST(usage_errors)
+{
+    char exp[512], act[512];
+    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
+    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
+    make_folders(exp, act, 0);
+    const char *a = tu_golden(UI);
+    static const char *const bad[][4] = {
+        {"--prune", NULL},     {"--ignore", "1,2,3"},  {"--ignore", "1,2,0,4"},
+        {"--threshold", "0"},  {"--threshold", "1.5"}, {"--max-shift", "9"},
+        {"--recursive", NULL}, {"--update", NULL},     {"--report", "-"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *out, *err;
+        int rc = bad[i][1] ? RUN(&out, &err, "compare", a, a, bad[i][0], bad[i][1])
+                           : RUN(&out, &err, "compare", a, a, bad[i][0]);
+        ck_assert_msg(rc == 2, "%s: exit %d", bad[i][0], rc);
+        ck_assert_msg(strstr(err, bad[i][0]) != NULL, "%s: %s", bad[i][0], err);
+        free(out);
+        free(err);
+    }
+    char *out, *err;
+    ck_assert_int_eq(
+        RUN(&out, &err, "compare", a, a, "--max-differing", "3", "--max-differing", "4"), 2);
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--diff", "d.png"), 2);
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, a), 2); /* a folder and an image */
+    free(out);
+    free(err);
+}
+END_TEST
+
+Suite *compare_suite(void)
+{
+    Suite *s = suite_create("compare");
+    TCase *tc = tu_tcase("compare");
+    tcase_add_test(tc, folder_statuses_and_exit_codes);
+    tcase_add_test(tc, update_and_prune_change_exactly_that);
+    tcase_add_test(tc, report_junit_and_json);
+    tcase_add_test(tc, limits_and_one_pair_json);
+    tcase_add_test(tc, usage_errors);
+    suite_add_tcase(s, tc);
+    return s;
+}
