@@ -50,7 +50,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
-.PHONY: all test test-unit test-sanitize test-valgrind test-install test-photo golden static \
+.PHONY: all test test-unit test-sanitize test-valgrind test-install test-report test-photo golden static \
         bench install clean fuzz fuzz-run
 
 all: $(GPUIMG)
@@ -94,7 +94,7 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-install
+test: test-unit test-sanitize test-install test-report
 
 # The I/O suites under valgrind's memcheck: an uninitialised byte that
 # reaches a decision or an output, which ASan cannot see. CPU-only, -O1.
@@ -190,6 +190,12 @@ install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
 # the completion against the installed program (tests/install/check.sh).
 test-install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
 	bash tests/install/check.sh
+
+# compare --report's page in headless Chromium: every failing pair shown,
+# every image loaded, no script error, nothing fetched (tests/report/check.sh;
+# says SKIP without Chromium, which CI installs).
+test-report: $(GPUIMG)
+	GPUIMG_BIN=$(abspath $(GPUIMG)) bash tests/report/check.sh
 
 clean:
 	rm -rf build build-sanitize build-static build-valgrind build-fuzz build-fuzz-static

@@ -192,17 +192,24 @@ static const char STYLE[] =
     ".wipe .top img{max-width:none}"
     "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;"
     "border-bottom:1px solid #eee}td.n{text-align:right;font-family:monospace}"
-    ".missing{color:#888;font-style:italic}";
+    ".none{color:#888;font-style:italic}";
 
 /* Sizes the top image of each wipe to the bottom one's shown width, and
- * moves its edge with the slider. No other script, no request. */
+ * moves its edge with the slider; once loaded, the body counts the images
+ * that loaded and those that did not (data-images-loaded, -broken: the
+ * tests read them from a headless browser). No other script, no request. */
 static const char SCRIPT[] =
     "document.querySelectorAll('.wipe').forEach(function(w){"
     "var top=w.querySelector('.top'),ti=top.querySelector('img'),bi=w.querySelector('.bottom'),"
     "r=w.parentNode.querySelector('input');"
     "function fit(){ti.style.width=bi.clientWidth+'px';}"
     "bi.addEventListener('load',fit);fit();"
-    "r.addEventListener('input',function(){top.style.width=r.value+'%';});});";
+    "r.addEventListener('input',function(){top.style.width=r.value+'%';});});"
+    "window.addEventListener('load',function(){var ok=0,bad=0;"
+    "document.querySelectorAll('img').forEach(function(i){"
+    "if(i.complete&&i.naturalWidth>0)ok++;else bad++;});"
+    "document.body.setAttribute('data-images-loaded',ok);"
+    "document.body.setAttribute('data-images-broken',bad);});";
 
 static void html_figure(FILE *f, compare_report *r, const gpuimg_pair *p, const char *role,
                         const char *ext, const char *caption, int present)
@@ -213,9 +220,9 @@ static void html_figure(FILE *f, compare_report *r, const gpuimg_pair *p, const 
     if (present) {
         fprintf(f, "<img src=\"images/");
         markup(f, name);
-        fprintf(f, "\" alt=\"%s\" loading=\"lazy\">", caption);
+        fprintf(f, "\" alt=\"%s\">", caption);
     } else {
-        fprintf(f, "<div class=\"missing\">none</div>");
+        fprintf(f, "<div class=\"none\">none</div>");
     }
     fprintf(f, "<figcaption>%s</figcaption></figure>", caption);
     (void)r;
