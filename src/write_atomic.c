@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,8 +57,20 @@ static void temp_unregister(int slot)
         atomic_store(&temp_state[slot], 0);
 }
 
+/* A signal's handler may run on any thread while another is between making
+ * its temporary and registering it. So a writer counts itself in `creating`
+ * for that moment (with the fatal signals blocked on its own thread, so the
+ * handler never waits for itself), and the handler, once it has set
+ * `dying` (no writer starts after it), waits for the count to drop before it
+ * deletes what is registered. */
+static atomic_int creating, dying;
+
 void gpuimg_remove_temporaries(void)
 {
+    atomic_store(&dying, 1);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 500 && atomic_load(&creating) > 0; i++)
+        nanosleep(&ms, NULL); /* async-signal-safe; a stuck writer costs 0.5 s */
     for (int i = 0; i < TEMP_SLOTS; i++)
         if (atomic_load(&temp_state[i]) == 2)
             unlink(temp_paths[i]);
@@ -84,7 +98,6 @@ static int create_temp(const char *folder, const char *base, char *tmp, size_t l
     return -1;
 }
 
-
 gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
                                    gpuimg_status (*write)(gpuimg_ctx *ctx, FILE *f, void *user),
                                    void *user)
@@ -92,11 +105,25 @@ gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
     char folder[4096], tmp[4200];
     gpuimg__parent_folder(path, folder, sizeof folder);
     const char *slash = strrchr(path, '/');
-    int fd = create_temp(folder, slash ? slash + 1 : path, tmp, sizeof tmp);
+    /* made and registered as one step for gpuimg_remove_temporaries (above) */
+    sigset_t fatal, before;
+    sigemptyset(&fatal);
+    sigaddset(&fatal, SIGINT);
+    sigaddset(&fatal, SIGTERM);
+    sigaddset(&fatal, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &fatal, &before);
+    atomic_fetch_add(&creating, 1);
+    int fd = -1, slot = -1, e = EINTR;
+    if (!atomic_load(&dying)) {
+        fd = create_temp(folder, slash ? slash + 1 : path, tmp, sizeof tmp);
+        e = errno;
+        slot = fd >= 0 ? temp_register(tmp) : -1;
+    }
+    atomic_fetch_sub(&creating, 1);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
     if (fd < 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create a file in %s: %s", path, folder,
-                            strerror(errno));
-    int slot = temp_register(tmp);
+                            strerror(e));
     FILE *f = fdopen(fd, "wb");
     if (!f) {
         int e = errno;

@@ -5,11 +5,16 @@
  * one JSON shape for a pair whatever happens. The per-pixel rules are the
  * golden suite's (make_golden.py's cmp_ cases). */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -385,6 +390,81 @@ START_TEST(usage_errors)
 }
 END_TEST
 
+/* SIGTERM at any moment of --update: every golden is whole (its old bytes
+ * or the actual's), and no temporary file is left. The delays only pick
+ * moments; the property holds at every one. */
+START_TEST(interrupted_update_leaves_goldens_whole)
+{
+    char exp[512], act[512];
+    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
+    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
+    mkdir(exp, 0777);
+    mkdir(act, 0777);
+    enum { PAIRS = 40 };
+    for (int i = 0; i < PAIRS; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "p%02d.png", i);
+        put(exp, name, UI);
+        put(act, name, i % 2 ? "inputs/ui_96x64_rgb_recolor.png" : "inputs/photo_257x131_rgb.png");
+    }
+    size_t old_len;
+    char *old = tu_read_file(tu_golden(UI), &old_len);
+    for (int delay_us = 0; delay_us <= 40000; delay_us += 4000) {
+        /* Check's runner handles SIGTERM by signalling its whole process
+         * group; a child signalled before its exec would still run that
+         * handler: it takes the default one first, with SIGTERM held. */
+        sigset_t term, before;
+        sigemptyset(&term);
+        sigaddset(&term, SIGTERM);
+        sigprocmask(SIG_BLOCK, &term, &before);
+        pid_t pid = fork();
+        if (pid == 0) {
+            signal(SIGTERM, SIG_DFL);
+            sigprocmask(SIG_SETMASK, &before, NULL);
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(tu_bin(), tu_bin(), "compare", exp, act, "--update", (char *)NULL);
+            _exit(127);
+        }
+        sigprocmask(SIG_SETMASK, &before, NULL);
+        ck_assert_int_ge(pid, 0);
+        struct timespec pause = {0, (long)delay_us * 1000};
+        nanosleep(&pause, NULL);
+        kill(pid, SIGTERM);
+        int status;
+        waitpid(pid, &status, 0);
+        DIR *d = opendir(exp);
+        int files = 0;
+        for (struct dirent *e; (e = readdir(d)) != NULL;) {
+            if (e->d_name[0] == '.' && strstr(e->d_name, "gpuimg"))
+                ck_abort_msg("a temporary file was left: %s", e->d_name);
+            if (e->d_name[0] == '.')
+                continue;
+            char g[1024], a[1024];
+            snprintf(g, sizeof g, "%s/%s", exp, e->d_name);
+            snprintf(a, sizeof a, "%s/%s", act, e->d_name);
+            size_t len;
+            char *now = tu_read_file(g, &len);
+            ck_assert_msg(tu_same_file(g, a) || (now && len == old_len && !memcmp(now, old, len)),
+                          "%s is neither the old golden nor the actual", e->d_name);
+            free(now);
+            files++;
+        }
+        closedir(d);
+        ck_assert_int_eq(files, PAIRS);
+    }
+    free(old);
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--update"), 0);
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act), 0);
+    free(out);
+    free(err);
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -394,6 +474,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, report_junit_and_json);
     tcase_add_test(tc, limits_and_one_pair_json);
     tcase_add_test(tc, usage_errors);
+    tcase_add_test(tc, interrupted_update_leaves_goldens_whole);
     suite_add_tcase(s, tc);
     return s;
 }
