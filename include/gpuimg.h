@@ -46,6 +46,24 @@ const char *gpuimg_strerror(gpuimg_status st);
 
 typedef struct gpuimg_buffer gpuimg_buffer;
 
+/* What an image's file says besides its pixels (SPEC §2), carried from an
+ * input to the outputs made from it: read from PNG (iCCP, eXIf, iTXt
+ * XML:com.adobe.xmp) and JPEG (APP2 ICC_PROFILE, APP1 Exif and XMP),
+ * written into the formats that hold them unless --strip. */
+typedef struct gpuimg_metadata {
+    uint8_t *icc;
+    size_t icc_len; /* the ICC colour profile */
+    uint8_t *exif;
+    size_t exif_len; /* EXIF: its TIFF structure, "II*\0" or "MM\0*" first */
+    uint8_t *xmp;
+    size_t xmp_len;  /* the XMP packet (UTF-8 XML) */
+    int orientation; /* the EXIF Orientation read, 1-8 */
+    int oriented;    /* 1: the pixels were turned upright on reading (outputs
+                        then say Orientation 1) */
+} gpuimg_metadata;
+
+void gpuimg_metadata_free(gpuimg_metadata *m);
+
 typedef struct gpuimg_image {
     int width, height, channels; /* channels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     uint8_t *data;               /* height rows of stride bytes */
@@ -56,7 +74,15 @@ typedef struct gpuimg_image {
      * pinned for the device's copy engines when CUDA is in use. NULL for
      * gpuimg_image_alloc's and memory of your own. Leave it alone. */
     gpuimg_buffer *buffer;
+    /* The file's metadata (NULL: none), the image's own: freed with it. */
+    gpuimg_metadata *meta;
 } gpuimg_image;
+
+/* Describes memory of your own as an image (stride 0: packed rows), the
+ * library's fields cleared: the way to fill a gpuimg_image by hand.
+ * gpuimg_image_free would free() data: don't call it on such an image. */
+void gpuimg_image_wrap(gpuimg_image *img, int width, int height, int channels, uint8_t *data,
+                       size_t stride);
 
 /* Allocates a zeroed image with packed rows; on failure *img is left empty. */
 gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels);
@@ -134,6 +160,8 @@ typedef struct gpuimg_config {
     int jpeg_quality;            /* 1-100, default 90 */
     int threads;                 /* 0 = all cores */
     uint64_t max_pixels;         /* 0 = default 2^30 */
+    int no_auto_orient;          /* 1: keep the pixels as stored, whatever EXIF says */
+    int strip;                   /* 1: write no metadata (profile, EXIF, XMP) */
     /* Non-fatal messages (16-bit input reduced, backend fallback); may be NULL. */
     void (*warn)(void *user, const char *message);
     void *warn_user;
@@ -331,9 +359,9 @@ typedef struct gpuimg_compare_result {
     /* Over the compared pixels, every channel: */
     int max_diff;
     double mae, rmse;
-    double psnr;  /* valid when has_psnr (some compared value differs) */
+    double psnr; /* valid when has_psnr (some compared value differs) */
     int has_psnr;
-    double ssim;  /* valid when has_ssim (asked, both sides >= 11, pixels left) */
+    double ssim; /* valid when has_ssim (asked, both sides >= 11, pixels left) */
     int has_ssim;
     gpuimg_rect bbox; /* of the counted pixels; zero when differing is 0 */
 } gpuimg_compare_result;
@@ -359,7 +387,7 @@ typedef struct gpuimg_compare_limits {
 
 /* Which limits a result breaks, as bits: */
 enum {
-    GPUIMG_FAILED_DIFFERS = 1,           /* no limit given, and a pixel counted */
+    GPUIMG_FAILED_DIFFERS = 1, /* no limit given, and a pixel counted */
     GPUIMG_FAILED_MAX_DIFF = 2,
     GPUIMG_FAILED_MAX_DIFFERING = 4,     /* the count */
     GPUIMG_FAILED_MAX_DIFFERING_PCT = 8, /* the percentage */
@@ -393,14 +421,14 @@ typedef enum gpuimg_pair_status {
 const char *gpuimg_pair_status_name(gpuimg_pair_status s);
 
 typedef struct gpuimg_pair {
-    char *path;               /* relative to both folders */
-    char *expected, *actual;  /* the full paths (of the file there would be) */
-    char *mask;               /* NAME.mask.png beside the golden, or NULL */
+    char *path;              /* relative to both folders */
+    char *expected, *actual; /* the full paths (of the file there would be) */
+    char *mask;              /* NAME.mask.png beside the golden, or NULL */
     gpuimg_pair_status status;
     gpuimg_compare_result result; /* compared pairs: identical, passed, failed */
     int expected_width, expected_height, actual_width, actual_height; /* read ones */
-    unsigned failed;              /* gpuimg_compare_check's bits */
-    char reason[320];             /* why it failed, or the error */
+    unsigned failed;  /* gpuimg_compare_check's bits */
+    char reason[320]; /* why it failed, or the error */
 } gpuimg_pair;
 
 typedef struct gpuimg_folder_options {

@@ -172,8 +172,8 @@ static gpuimg_status ignore_map(gpuimg_ctx *ctx, const gpuimg_compare_options *o
     if (o->nignore == 0 && !o->mask)
         return GPUIMG_OK;
     if (o->mask && (o->mask->width != w || o->mask->height != h))
-        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "mask: %dx%d, the images %dx%d",
-                            o->mask->width, o->mask->height, w, h);
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "mask: %dx%d, the images %dx%d", o->mask->width,
+                            o->mask->height, w, h);
     uint8_t *map = calloc((size_t)w * (size_t)h, 1);
     if (!map)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
@@ -192,7 +192,8 @@ static gpuimg_status ignore_map(gpuimg_ctx *ctx, const gpuimg_compare_options *o
         size_t stride = m->stride ? m->stride : (size_t)m->width * (size_t)m->channels;
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++)
-                map[(size_t)y * w + x] |= m->data[(size_t)y * stride + (size_t)x * m->channels] == 0;
+                map[(size_t)y * w + x] |=
+                    m->data[(size_t)y * stride + (size_t)x * m->channels] == 0;
     }
     *out = map;
     return GPUIMG_OK;
@@ -220,7 +221,8 @@ static gpuimg_status ssim(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_i
     if (st == GPUIMG_OK)
         st = gpuimg__upload(ctx, be, a, &pa);
     if (st == GPUIMG_OK && (st = gpuimg__upload(ctx, be, b, &pb)) == GPUIMG_OK && ignore) {
-        gpuimg_image m = {w, h, 1, (uint8_t *)ignore, 0, NULL};
+        gpuimg_image m;
+        gpuimg_image_wrap(&m, w, h, 1, (uint8_t *)ignore, 0);
         st = gpuimg__upload(ctx, be, &m, &pm);
     }
     if (st == GPUIMG_OK) {
@@ -251,10 +253,16 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     if (st == GPUIMG_OK && diff && (st = gpuimg__image_take(ctx, diff, w, h, 3)) != GPUIMG_OK)
         gpuimg__fail(ctx, st, "compare: difference image: %s", gpuimg_strerror(st));
     if (st == GPUIMG_OK) {
-        struct pass p = {a->data, b->data, ignore, w, h,
-                         {a->channels, o->fuzz,
-                          o->threshold > 0 ? 35215.0 * o->threshold * o->threshold : 0},
-                         o->antialiasing, o->max_shift, diff};
+        struct pass p = {
+            a->data,
+            b->data,
+            ignore,
+            w,
+            h,
+            {a->channels, o->fuzz, o->threshold > 0 ? 35215.0 * o->threshold * o->threshold : 0},
+            o->antialiasing,
+            o->max_shift,
+            diff};
         double t0 = gpuimg__now_ms();
         st = classify(ctx, &p, out);
         ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;

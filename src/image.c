@@ -59,10 +59,22 @@ gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int w
     return image_new(ctx, img, width, height, channels);
 }
 
+void gpuimg_image_wrap(gpuimg_image *img, int width, int height, int channels, uint8_t *data,
+                       size_t stride)
+{
+    memset(img, 0, sizeof *img);
+    img->width = width;
+    img->height = height;
+    img->channels = channels;
+    img->data = data;
+    img->stride = stride;
+}
+
 void gpuimg_image_free(gpuimg_image *img)
 {
     if (!img)
         return;
+    gpuimg_metadata_free(img->meta);
     if (img->buffer)
         gpuimg__buffer_give(img->buffer);
     else

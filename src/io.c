@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #include "io.h"
+#include "metadata.h"
 
 /* The format table: every format a file may be, by extension and by
  * signature, what it holds when written, its decoder and its encoder. The
@@ -240,6 +241,10 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
                            ? formats[i].decode(ctx, data, size, name, out)
                            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
                                           "%s: not a supported image (unknown format)", name);
+    if (st == GPUIMG_OK && (codec == GPUIMG__CODEC_PNG || codec == GPUIMG__CODEC_JPEG) &&
+        (st = gpuimg__metadata_read(ctx, name, codec == GPUIMG__CODEC_PNG, data, size, out)) !=
+            GPUIMG_OK)
+        gpuimg_image_free(out);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }

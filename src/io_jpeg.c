@@ -37,6 +37,7 @@
 #include <turbojpeg.h>
 
 #include "io.h"
+#include "metadata.h"
 #include "pool.h"
 
 #define MAX_BANDS 8
@@ -250,6 +251,61 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     return GPUIMG_OK;
 }
 
+/* One APPn segment: the marker, its length, id then body (at most 65533
+ * bytes together). 1, or 0 with errno. */
+static int write_segment(FILE *f, int marker, const void *id, size_t id_len, const uint8_t *body,
+                         size_t len)
+{
+    size_t n = id_len + len + 2;
+    uint8_t head[4] = {0xFF, (uint8_t)marker, (uint8_t)(n >> 8), (uint8_t)n};
+    return fwrite(head, 1, 4, f) == 4 && fwrite(id, 1, id_len, f) == id_len &&
+           (len == 0 || fwrite(body, 1, len, f) == len);
+}
+
+#define SEGMENT_MAX 65533 /* a segment's bytes after its length field */
+
+/* The compressed stream with the metadata's segments after SOI (and after
+ * the JFIF APP0 when there is one): APP1 Exif, APP1 XMP, APP2 ICC_PROFILE in
+ * numbered chunks. A block too large for JPEG's segments is left out with a
+ * warning (EXIF over 64 KiB, XMP without the extended form). */
+static int write_with_metadata(gpuimg_ctx *ctx, FILE *f, const char *name, const uint8_t *jpeg,
+                               size_t len, const gpuimg_image *img)
+{
+    static const char exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
+    static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
+    static const char icc_id[12] = "ICC_PROFILE";
+    gpuimg__meta_out m;
+    gpuimg__metadata_for_output(ctx, img, &m);
+    size_t head = 2; /* SOI, and the JFIF APP0 that TurboJPEG writes first */
+    if (len > 6 && jpeg[2] == 0xFF && jpeg[3] == 0xE0)
+        head = 4 + ((size_t)jpeg[4] << 8 | jpeg[5]);
+    int ok = head < len && fwrite(jpeg, 1, head, f) == head;
+    if (ok && m.exif && m.exif_len + sizeof exif_id > SEGMENT_MAX)
+        gpuimg__warn(ctx, "%s: EXIF of %zu bytes is too large for JPEG; left out", name,
+                     m.exif_len);
+    else if (ok && m.exif)
+        ok = write_segment(f, 0xE1, exif_id, sizeof exif_id, m.exif, m.exif_len);
+    if (ok && m.xmp && m.xmp_len + sizeof xmp_id > SEGMENT_MAX)
+        gpuimg__warn(ctx, "%s: XMP of %zu bytes is too large for one JPEG segment; left out", name,
+                     m.xmp_len);
+    else if (ok && m.xmp)
+        ok = write_segment(f, 0xE1, xmp_id, sizeof xmp_id, m.xmp, m.xmp_len);
+    size_t per = SEGMENT_MAX - sizeof icc_id - 2, chunks = m.icc ? (m.icc_len + per - 1) / per : 0;
+    if (ok && chunks > 255)
+        gpuimg__warn(ctx, "%s: ICC profile of %zu bytes is too large for JPEG; left out", name,
+                     m.icc_len);
+    for (size_t k = 0; ok && chunks <= 255 && k < chunks; k++) {
+        uint8_t id[sizeof icc_id + 2];
+        memcpy(id, icc_id, sizeof icc_id);
+        id[sizeof icc_id] = (uint8_t)(k + 1);
+        id[sizeof icc_id + 1] = (uint8_t)chunks;
+        size_t at = k * per, n = m.icc_len - at < per ? m.icc_len - at : per;
+        ok = write_segment(f, 0xE2, id, sizeof id, m.icc + at, n);
+    }
+    free(m.exif_copy);
+    return ok && fwrite(jpeg + head, 1, len - head, f) == len - head;
+}
+
 gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
                                   const gpuimg_image *img)
 {
@@ -281,7 +337,7 @@ gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
                            0) != 0) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write JPEG (%s)", name,
                           tjGetErrorStr2(tj));
-    } else if ((errno = 0, fwrite(jpeg, 1, len, f) != len)) {
+    } else if ((errno = 0, !write_with_metadata(ctx, f, name, jpeg, len, img))) {
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name,
                           strerror(errno ? errno : EIO));
     }

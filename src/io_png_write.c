@@ -28,6 +28,7 @@
 #include <zlib.h>
 
 #include "io.h"
+#include "metadata.h"
 #include "pool.h"
 
 /* Big enough that the per-chunk costs (deflateInit's tables, the rows
@@ -204,6 +205,48 @@ static int write_chunk(FILE *f, const char *type, const uint8_t *data, size_t le
            fwrite(tail, 1, 4, f) == 4;
 }
 
+/* The image's metadata chunks, between IHDR and the first IDAT: iCCP
+ * (the profile, zlib), eXIf, and iTXt XML:com.adobe.xmp (uncompressed, as
+ * Adobe's tools write it). 0 with errno on a write error, -1 out of memory. */
+static int write_metadata(const gpuimg_ctx *ctx, FILE *f, const gpuimg_image *img)
+{
+    gpuimg__meta_out m;
+    gpuimg__metadata_for_output(ctx, img, &m);
+    int ok = 1;
+    if (m.icc) {
+        static const char name[] = "ICC Profile"; /* then its NUL and method 0 */
+        uLongf zlen = compressBound((uLong)m.icc_len);
+        uint8_t *body = malloc(sizeof name + 1 + zlen);
+        if (!body || compress2(body + sizeof name + 1, &zlen, m.icc, (uLong)m.icc_len, 9) != Z_OK) {
+            free(body);
+            free(m.exif_copy);
+            return -1;
+        }
+        memcpy(body, name, sizeof name);
+        body[sizeof name] = 0;
+        ok = write_chunk(f, "iCCP", body, sizeof name + 1 + zlen, 0, 0);
+        free(body);
+    }
+    if (ok && m.exif)
+        ok = write_chunk(f, "eXIf", m.exif, m.exif_len, 0, 0);
+    if (ok && m.xmp) {
+        static const char key[] = "XML:com.adobe.xmp"; /* NUL, flag 0, method 0, "", "" */
+        size_t head = sizeof key + 4;
+        uint8_t *body = malloc(head + m.xmp_len);
+        if (!body) {
+            free(m.exif_copy);
+            return -1;
+        }
+        memcpy(body, key, sizeof key);
+        memset(body + sizeof key, 0, 4);
+        memcpy(body + head, m.xmp, m.xmp_len);
+        ok = write_chunk(f, "iTXt", body, head + m.xmp_len, 0, 0);
+        free(body);
+    }
+    free(m.exif_copy);
+    return ok;
+}
+
 gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                                  const gpuimg_image *img)
 {
@@ -234,6 +277,8 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
     ihdr[8] = 8; /* bits per channel; compression, filter, interlace stay 0 */
     ihdr[9] = color_types[img->channels];
     int io_ok = fwrite(signature, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13, 0, 0);
+    int meta = io_ok ? write_metadata(ctx, f, img) : 1;
+    io_ok = io_ok && meta == 1;
     int write_errno = io_ok ? 0 : errno; /* kept: later calls may change errno */
     int failed = 0;
     uLong adler = 1;
@@ -258,6 +303,8 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
     free(chunks);
     if (io_ok && !(io_ok = write_chunk(f, "IEND", NULL, 0, 0, 0)))
         write_errno = errno;
+    if (meta < 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     if (failed == 1)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory while compressing", name);
     if (failed)

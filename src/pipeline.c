@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "host_buffers.h"
+#include "metadata.h"
 #include "ops.h"
 
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
@@ -67,6 +68,9 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
         else if ((st = be->ops->download(be, &cur, out)) != GPUIMG_OK) {
             gpuimg_image_free(out);
             gpuimg__backend_fail(ctx, st, "download");
+        } else if (in->meta && !(out->meta = gpuimg__metadata_dup(in->meta))) {
+            gpuimg_image_free(out); /* the output carries the input's metadata */
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
         }
         ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
     }

@@ -20,6 +20,8 @@ enum {
     G_THREADS,
     G_MAX_PIXELS,
     G_FORMAT,
+    G_NO_AUTO_ORIENT,
+    G_STRIP,
 };
 
 const struct option cli_global_options[] = {
@@ -33,6 +35,8 @@ const struct option cli_global_options[] = {
     {"threads", required_argument, NULL, G_THREADS},
     {"max-pixels", required_argument, NULL, G_MAX_PIXELS},
     {"format", required_argument, NULL, G_FORMAT},
+    {"no-auto-orient", no_argument, NULL, G_NO_AUTO_ORIENT},
+    {"strip", no_argument, NULL, G_STRIP},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
 };
@@ -51,6 +55,10 @@ static void global_help(void)
            "  --threads N              worker threads, 1-1024 (default, and 0: all cores)\n"
            "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
            "  --format F               output format when OUT is '-': %s\n"
+           "  --no-auto-orient         keep the pixels as stored (default: turn them upright\n"
+           "                           as the EXIF Orientation says)\n"
+           "  --strip                  write no metadata (default: the input's ICC profile,\n"
+           "                           EXIF and XMP go into PNG and JPEG outputs)\n"
            "  -h, --help               help (for a command: gpuimg COMMAND --help, or\n"
            "                           gpuimg help COMMAND)\n"
            "  -V, --version            version\n",
@@ -158,6 +166,8 @@ int cli_global_option(cli *c, int opt, const char *arg)
     case 'q': c->quiet = 1; break;
     case 'v': c->verbose = 1; break;
     case G_TIME: c->time = 1; break;
+    case G_NO_AUTO_ORIENT: c->cfg.no_auto_orient = 1; break;
+    case G_STRIP: c->cfg.strip = 1; break;
     case G_PNG_LEVEL:
         if ((rc = whole_number(c, "png-level", arg, 0, 9, &v)) < 0)
             c->cfg.png_level = (int)v;

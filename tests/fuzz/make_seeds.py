@@ -153,6 +153,39 @@ def pnms():
     }
 
 
+def exif_block(orientation):
+    """A little-endian EXIF: IFD0 with Orientation and Make."""
+    ifd = struct.pack("<H", 2)
+    ifd += struct.pack("<HHII", 0x010F, 2, 7, 38)
+    ifd += struct.pack("<HHIHH", 0x0112, 3, 1, orientation, 0)
+    ifd += struct.pack("<I", 0)
+    return b"II*\x00" + struct.pack("<I", 8) + ifd + b"gpuimg\x00"
+
+
+ICC = bytes(132)  # a bare header is enough for the parsers: they never read its tags
+XMP = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>'
+
+
+def with_metadata_png():
+    """A PNG whose orientation (6), profile and XMP the metadata reader sees."""
+    extra = (chunk(b"iCCP", b"ICC Profile\x00\x00" + zlib.compress(ICC)) +
+             chunk(b"eXIf", exif_block(6)) +
+             chunk(b"iTXt", b"XML:com.adobe.xmp\x00\x00\x00\x00\x00" + XMP))
+    return png(5, 3, 2, 8, png_rows(5, 3, 24, 5, (0,)), extra=extra)
+
+
+def with_metadata_jpeg(jpeg):
+    """The JPEG with APP1 Exif (orientation 8), APP1 XMP and a profile in two
+    APP2 chunks after its SOI."""
+    def seg(marker, body):
+        return b"\xff" + bytes([marker]) + struct.pack(">H", len(body) + 2) + body
+    icc = b"ICC_PROFILE\x00"
+    segs = (seg(0xE1, b"Exif\x00\x00" + exif_block(8)) +
+            seg(0xE1, b"http://ns.adobe.com/xap/1.0/\x00" + XMP) +
+            seg(0xE2, icc + b"\x01\x02" + ICC[:70]) + seg(0xE2, icc + b"\x02\x02" + ICC[70:]))
+    return jpeg[:2] + segs + jpeg[2:]
+
+
 def main():
     gpuimg = sys.argv[1] if len(sys.argv) > 1 else "build/gpuimg"
     load = {}
@@ -187,6 +220,8 @@ def main():
             with open(out, "rb") as f:
                 load[name] = f.read()
             put("jpeg_bands", name, load[name])
+    load["meta.png"] = with_metadata_png()
+    load["meta.jpg"] = with_metadata_jpeg(load["q95.jpg"])
     for name, data in load.items():
         put("load", name, data)
     for i, (w, h, c, level) in enumerate([(1, 1, 1, 0), (17, 3, 3, 6), (40, 40, 4, 9),

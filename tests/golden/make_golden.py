@@ -784,6 +784,47 @@ def render_ui(sub=(0.0, 0.0), shift=(0, 0), recolor=False, vanish=False, alpha=F
     return out
 
 
+ORIENTED = []
+
+
+def make_oriented():
+    """The same picture stored under EXIF orientations 1-8, as PNG (eXIf)
+    and JPEG (APP1), each with the upright pixels Pillow's exif_transpose
+    makes of it (expected/upright_*.png): what gpuimg must see on reading."""
+    from PIL import ImageOps
+    base = INPUTS["photo_96x64_rgb"][1]
+    up = Image.fromarray(base[:, :57])  # 57 x 64: odd, not square
+    # the stored pixels: the inverse of each orientation's transform
+    stored = {1: lambda im: im, 2: lambda im: ImageOps.mirror(im),
+              3: lambda im: im.rotate(180), 4: lambda im: ImageOps.flip(im),
+              5: lambda im: im.transpose(Image.TRANSPOSE),
+              6: lambda im: im.rotate(90, expand=True),
+              7: lambda im: im.transpose(Image.TRANSVERSE),
+              8: lambda im: im.rotate(-90, expand=True)}
+    for o in range(1, 9):
+        im = stored[o](up)
+        exif = Image.Exif()
+        exif[0x0112] = o
+        for ext in ("png", "jpg"):
+            rel = "inputs/oriented_%d.%s" % (o, ext)
+            path = os.path.join(HERE, rel)
+            if ext == "png":
+                im.save(path, exif=exif.tobytes())
+            else:
+                im.save(path, quality=95, exif=exif.tobytes())
+            with Image.open(path) as back:
+                assert back.getexif().get(0x0112) == o, (rel, o)
+                upright = ImageOps.exif_transpose(back).convert("RGB")
+            if ext == "png":  # lossless: exactly the picture it was made from
+                assert np.array_equal(np.asarray(upright), np.asarray(up)), rel
+            exp = write_png("expected/upright_%d_%s.png" % (o, ext), np.asarray(upright))
+            ORIENTED.append((rel, exp, "exact" if ext == "png" else "jpeg"))
+    with open(os.path.join(HERE, "expected/oriented.tsv"), "w") as f:
+        f.write("# file\tupright pixels (Pillow %s exif_transpose)\ttol\n" % Image.__version__)
+        for row in ORIENTED:
+            f.write("\t".join(row) + "\n")
+
+
 def make_ui_inputs():
     add_input("ui_96x64_rgb", render_ui())
     add_input("ui_96x64_rgb_aa", render_ui(sub=(0.35, 0.2)))
@@ -1400,6 +1441,7 @@ def main():
     make_inputs()
     make_kernels()
     make_cases()
+    make_oriented()
     make_formats()
 
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:

@@ -1,0 +1,374 @@
+/* SPDX-License-Identifier: MIT */
+/* An image's metadata (SPEC §2): the ICC colour profile, EXIF and XMP read
+ * from PNG (iCCP, eXIf, iTXt XML:com.adobe.xmp) and JPEG (APP2
+ * ICC_PROFILE, APP1 Exif, APP1 XMP), the EXIF Orientation applied to the
+ * pixels, and what goes back into an output.
+ *
+ * These are untrusted bytes, read by hand: every offset is checked against
+ * the block it points into, a block that does not parse is dropped with a
+ * warning (its image still loads), and nothing here can fail a load but
+ * memory. The decoders have validated the files' structure already (CRCs,
+ * markers), so this walk only has to find its blocks. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#include <libdeflate.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "io.h"
+#include "metadata.h"
+
+/* Profiles larger than this are refused (the largest real ones, CMYK
+ * device links, are a few MB). */
+#define MAX_PROFILE ((size_t)64 << 20)
+
+void gpuimg_metadata_free(gpuimg_metadata *m)
+{
+    if (!m)
+        return;
+    free(m->icc);
+    free(m->exif);
+    free(m->xmp);
+    free(m);
+}
+
+static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+{
+    uint8_t *d = n ? malloc(n) : NULL;
+    if (d)
+        memcpy(d, p, n);
+    return d;
+}
+
+gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m)
+{
+    if (!m)
+        return NULL;
+    gpuimg_metadata *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    *d = *m;
+    d->icc = dup_bytes(m->icc, m->icc_len);
+    d->exif = dup_bytes(m->exif, m->exif_len);
+    d->xmp = dup_bytes(m->xmp, m->xmp_len);
+    if ((m->icc_len && !d->icc) || (m->exif_len && !d->exif) || (m->xmp_len && !d->xmp)) {
+        gpuimg_metadata_free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* ---- EXIF: the TIFF structure, IFD0's Orientation (tag 0x0112) ---- */
+
+static unsigned get16(const uint8_t *p, int le)
+{
+    return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | p[1];
+}
+
+static uint32_t get32(const uint8_t *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
+              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* The Orientation entry's value field in exif, or NULL: 0 and *malformed
+ * when the structure does not hold together. */
+static uint8_t *orientation_entry(uint8_t *exif, size_t n, int *le, int *malformed)
+{
+    *malformed = 1;
+    if (n < 8 || !((exif[0] == 'I' && exif[1] == 'I') || (exif[0] == 'M' && exif[1] == 'M')))
+        return NULL;
+    *le = exif[0] == 'I';
+    if (get16(exif + 2, *le) != 42)
+        return NULL;
+    uint32_t ifd = get32(exif + 4, *le);
+    if (ifd < 8 || ifd > n - 2)
+        return NULL;
+    unsigned count = get16(exif + ifd, *le);
+    if ((size_t)count * 12 > n - ifd - 2)
+        return NULL;
+    *malformed = 0;
+    for (unsigned i = 0; i < count; i++) {
+        uint8_t *e = exif + ifd + 2 + 12 * (size_t)i;
+        if (get16(e, *le) == 0x0112) {
+            /* SHORT, count 1: the value sits in the entry's first two bytes */
+            if (get16(e + 2, *le) != 3 || get32(e + 4, *le) != 1) {
+                *malformed = 1;
+                return NULL;
+            }
+            return e + 8;
+        }
+    }
+    return NULL;
+}
+
+int gpuimg__exif_orientation(const uint8_t *exif, size_t n)
+{
+    int le, malformed;
+    uint8_t *v = orientation_entry((uint8_t *)exif, n, &le, &malformed);
+    if (malformed)
+        return -1;
+    unsigned o = v ? get16(v, le) : 1;
+    return o >= 1 && o <= 8 ? (int)o : -1;
+}
+
+void gpuimg__exif_set_orientation(uint8_t *exif, size_t n, int orientation)
+{
+    int le, malformed;
+    uint8_t *v = orientation_entry(exif, n, &le, &malformed);
+    if (!v)
+        return;
+    v[le ? 0 : 1] = (uint8_t)orientation;
+    v[le ? 1 : 0] = 0;
+}
+
+/* ---- ICC: the data colour space, header bytes 16-19 ---- */
+
+int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n)
+{
+    return n >= 20 && memcmp(icc + 16, "RGB ", 4) == 0;
+}
+
+/* ---- PNG ---- */
+
+/* zlib data inflated, up to MAX_PROFILE; NULL when it does not inflate. */
+static uint8_t *inflate_all(const uint8_t *p, size_t n, size_t *out_len)
+{
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    uint8_t *buf = NULL;
+    for (size_t cap = n * 4 + 4096; d && cap <= MAX_PROFILE * 2; cap *= 2) {
+        uint8_t *more = realloc(buf, cap);
+        if (!more)
+            break;
+        buf = more;
+        enum libdeflate_result r = libdeflate_zlib_decompress(d, p, n, buf, cap, out_len);
+        if (r == LIBDEFLATE_SUCCESS && *out_len <= MAX_PROFILE) {
+            libdeflate_free_decompressor(d);
+            return buf;
+        }
+        if (r != LIBDEFLATE_INSUFFICIENT_SPACE)
+            break;
+    }
+    libdeflate_free_decompressor(d);
+    free(buf);
+    return NULL;
+}
+
+static const char XMP_KEY[] = "XML:com.adobe.xmp";
+
+static void dropped(gpuimg_ctx *ctx, const char *name, const char *what)
+{
+    gpuimg__warn(ctx, "%s: %s dropped", name, what);
+}
+
+/* Every block keeps the first of its kind. */
+static int png_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                      gpuimg_metadata *m)
+{
+    size_t pos = 8;
+    while (size - pos >= 12) {
+        uint32_t len = gpuimg__be32(data + pos);
+        const uint8_t *type = data + pos + 4, *body = type + 4;
+        if (len > size - pos - 12)
+            break;
+        if (memcmp(type, "iCCP", 4) == 0 && !m->icc) {
+            size_t key = strnlen((const char *)body, len < 80 ? len : 80);
+            if (key >= 1 && key < 80 && len >= key + 3 && body[key + 1] == 0) {
+                m->icc = inflate_all(body + key + 2, len - key - 2, &m->icc_len);
+                if (!m->icc)
+                    dropped(ctx, name, "ICC profile (iCCP does not inflate)");
+            } else {
+                dropped(ctx, name, "ICC profile (damaged iCCP)");
+            }
+        } else if (memcmp(type, "eXIf", 4) == 0 && !m->exif && len > 0) {
+            if (!(m->exif = dup_bytes(body, len)))
+                return 0;
+            m->exif_len = len;
+        } else if (memcmp(type, "iTXt", 4) == 0 && !m->xmp && len > sizeof XMP_KEY + 3 &&
+                   memcmp(body, XMP_KEY, sizeof XMP_KEY) == 0) {
+            /* keyword\0, compression flag, method, language\0, translated\0, text */
+            const uint8_t *p = body + sizeof XMP_KEY, *end = body + len;
+            int compressed = p[0];
+            p += 2;
+            for (int field = 0; field < 2 && p < end; field++) {
+                const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+                p = nul ? nul + 1 : end;
+            }
+            if (p < end && !compressed) {
+                if (!(m->xmp = dup_bytes(p, (size_t)(end - p))))
+                    return 0;
+                m->xmp_len = (size_t)(end - p);
+            } else if (p < end) {
+                m->xmp = inflate_all(p, (size_t)(end - p), &m->xmp_len);
+            }
+        } else if (memcmp(type, "IEND", 4) == 0) {
+            break;
+        }
+        pos += 12 + (size_t)len;
+    }
+    return 1;
+}
+
+/* ---- JPEG ---- */
+
+static const char EXIF_ID[6] = {'E', 'x', 'i', 'f', 0, 0};
+static const char XMP_ID[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL */
+static const char ICC_ID[12] = "ICC_PROFILE";                /* and its NUL */
+
+static int jpeg_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                       gpuimg_metadata *m)
+{
+    /* ICC chunks: numbered 1..count, any order; gathered, then joined */
+    const uint8_t *icc_part[256] = {0};
+    size_t icc_len[256] = {0};
+    int icc_count = 0;
+    size_t pos = 2;
+    while (pos + 4 <= size && data[pos] == 0xFF) {
+        uint8_t marker = data[pos + 1];
+        if (marker == 0xFF) { /* fill byte */
+            pos++;
+            continue;
+        }
+        if (marker == 0xDA || marker == 0xD9) /* start of scan, end: no more headers */
+            break;
+        size_t len = (size_t)data[pos + 2] << 8 | data[pos + 3];
+        if (len < 2 || len > size - pos - 2)
+            break;
+        const uint8_t *body = data + pos + 4;
+        size_t n = len - 2;
+        if (marker == 0xE1 && n > 6 && memcmp(body, EXIF_ID, 6) == 0 && !m->exif) {
+            if (!(m->exif = dup_bytes(body + 6, n - 6)))
+                return 0;
+            m->exif_len = n - 6;
+        } else if (marker == 0xE1 && n > sizeof XMP_ID &&
+                   memcmp(body, XMP_ID, sizeof XMP_ID) == 0 && !m->xmp) {
+            if (!(m->xmp = dup_bytes(body + sizeof XMP_ID, n - sizeof XMP_ID)))
+                return 0;
+            m->xmp_len = n - sizeof XMP_ID;
+        } else if (marker == 0xE2 && n > 14 && memcmp(body, ICC_ID, 12) == 0) {
+            int seq = body[12], count = body[13];
+            if (seq < 1 || seq > count || (icc_count && count != icc_count) || icc_part[seq]) {
+                dropped(ctx, name, "ICC profile (its APP2 chunks do not number up)");
+                icc_count = -1;
+            } else if (icc_count >= 0) {
+                icc_count = count;
+                icc_part[seq] = body + 14;
+                icc_len[seq] = n - 14;
+            }
+        }
+        pos += 2 + len;
+    }
+    if (icc_count > 0) {
+        size_t total = 0;
+        int whole = 1;
+        for (int s = 1; s <= icc_count; s++) {
+            whole &= icc_part[s] != NULL;
+            total += icc_len[s];
+        }
+        if (!whole) {
+            dropped(ctx, name, "ICC profile (an APP2 chunk is missing)");
+        } else if (total > 0) {
+            if (!(m->icc = malloc(total)))
+                return 0;
+            for (int s = 1; s <= icc_count; s++) {
+                memcpy(m->icc + m->icc_len, icc_part[s], icc_len[s]);
+                m->icc_len += icc_len[s];
+            }
+        }
+    }
+    return 1;
+}
+
+/* ---- reading, and orienting ---- */
+
+/* Moves pixels as EXIF orientation o (2-8) says, into a new image. */
+static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
+{
+    int w = img->width, h = img->height, c = img->channels, swap = o >= 5;
+    gpuimg_image out;
+    gpuimg_status st = gpuimg__image_take(ctx, &out, swap ? h : w, swap ? w : h, c);
+    if (st != GPUIMG_OK)
+        return st;
+    int ow = out.width, oh = out.height;
+    for (int y = 0; y < oh; y++) {
+        uint8_t *d = out.data + (size_t)y * ow * c;
+        for (int x = 0; x < ow; x++, d += c) {
+            int sx, sy; /* where the output pixel comes from */
+            switch (o) {
+            case 2: sx = w - 1 - x, sy = y; break;
+            case 3: sx = w - 1 - x, sy = h - 1 - y; break;
+            case 4: sx = x, sy = h - 1 - y; break;
+            case 5: sx = y, sy = x; break;                 /* transpose */
+            case 6: sx = y, sy = h - 1 - x; break;         /* 90 clockwise */
+            case 7: sx = w - 1 - y, sy = h - 1 - x; break; /* transverse */
+            default: sx = w - 1 - y, sy = x; break;        /* 8: 90 anticlockwise */
+            }
+            memcpy(d, img->data + ((size_t)sy * w + sx) * c, (size_t)c);
+        }
+    }
+    out.meta = img->meta;
+    img->meta = NULL;
+    gpuimg_image_free(img);
+    *img = out;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_png,
+                                    const uint8_t *data, size_t size, gpuimg_image *img)
+{
+    gpuimg_metadata *m = calloc(1, sizeof *m);
+    if (!m)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    m->orientation = 1;
+    int ok = is_png ? png_blocks(ctx, name, data, size, m) : jpeg_blocks(ctx, name, data, size, m);
+    if (!ok) {
+        gpuimg_metadata_free(m);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (m->exif) {
+        int o = gpuimg__exif_orientation(m->exif, m->exif_len);
+        if (o < 0) { /* kept out of outputs too: a block nothing can read */
+            dropped(ctx, name, "EXIF (malformed; its orientation is ignored)");
+            free(m->exif);
+            m->exif = NULL;
+            m->exif_len = 0;
+        } else {
+            m->orientation = o;
+        }
+    }
+    if (!m->icc && !m->exif && !m->xmp) {
+        gpuimg_metadata_free(m);
+        return GPUIMG_OK;
+    }
+    img->meta = m;
+    if (m->orientation > 1 && !ctx->cfg.no_auto_orient) {
+        gpuimg_status st = orient(ctx, img, m->orientation);
+        if (st != GPUIMG_OK)
+            return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        img->meta->oriented = 1;
+    }
+    return GPUIMG_OK;
+}
+
+/* ---- writing ---- */
+
+void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,
+                                 gpuimg__meta_out *out)
+{
+    memset(out, 0, sizeof *out);
+    const gpuimg_metadata *m = img->meta;
+    if (!m || ctx->cfg.strip)
+        return;
+    if (m->icc && (img->channels >= 3 || !gpuimg__icc_is_rgb(m->icc, m->icc_len))) {
+        out->icc = m->icc;
+        out->icc_len = m->icc_len;
+    }
+    if (m->exif && m->oriented && (out->exif_copy = dup_bytes(m->exif, m->exif_len)) != NULL)
+        gpuimg__exif_set_orientation(out->exif_copy, m->exif_len, 1);
+    if (m->exif && (!m->oriented || out->exif_copy)) { /* never the unfixed tag */
+        out->exif = out->exif_copy ? out->exif_copy : m->exif;
+        out->exif_len = m->exif_len;
+    }
+    out->xmp = m->xmp;
+    out->xmp_len = m->xmp_len;
+}

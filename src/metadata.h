@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Metadata read from files and written into outputs (metadata.c). */
+#ifndef GPUIMG_METADATA_H
+#define GPUIMG_METADATA_H
+
+#include "gpuimg.h"
+
+gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m);
+/* EXIF's IFD0 Orientation: 1-8 (1 when absent), -1 when the block is
+ * malformed or the value out of range. */
+int gpuimg__exif_orientation(const uint8_t *exif, size_t n);
+/* Rewrites the Orientation value in place (nothing when there is none). */
+void gpuimg__exif_set_orientation(uint8_t *exif, size_t n, int orientation);
+/* 1 when an ICC profile describes RGB data. */
+int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n);
+
+/* After a PNG (is_png) or JPEG decode: the file's profile, EXIF and XMP
+ * into img->meta, and its pixels turned upright as the EXIF Orientation
+ * says unless --no-auto-orient. A block that does not parse is dropped with
+ * a warning; only memory fails it. */
+gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_png,
+                                    const uint8_t *data, size_t size, gpuimg_image *img);
+
+/* What an encoder writes for img: pointers into its metadata (or into
+ * *exif_copy, the EXIF with Orientation 1 when the pixels were oriented;
+ * free it after writing). Nothing with --strip; no RGB profile into a gray
+ * image. */
+typedef struct gpuimg__meta_out {
+    const uint8_t *icc, *exif, *xmp;
+    size_t icc_len, exif_len, xmp_len;
+    uint8_t *exif_copy;
+} gpuimg__meta_out;
+void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,
+                                 gpuimg__meta_out *out);
+
+#endif

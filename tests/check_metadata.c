@@ -1,0 +1,380 @@
+/* SPDX-License-Identifier: MIT */
+/* Orientation and metadata (SPEC §2): every EXIF orientation read upright
+ * (against Pillow's exif_transpose, tests/golden/expected/oriented.tsv);
+ * ICC, EXIF and XMP written into PNG and JPEG and read back by libpng and
+ * libjpeg themselves; carried through blur, run and batch; --strip; an RGB
+ * profile kept out of a gray output; malformed blocks dropped with a
+ * warning, never a failed load. */
+#define _POSIX_C_SOURCE 200809L
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jpeglib.h>
+#include <png.h>
+#include <zlib.h>
+
+#include "testutil.h"
+
+#define RUN(out, err, ...)                                                                         \
+    tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
+
+START_TEST(orientations_read_upright)
+{
+    char *list = tu_read_file(tu_golden("expected/oriented.tsv"), NULL);
+    ck_assert_ptr_nonnull(list);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    cfg.backend = GPUIMG_BACKEND_CPU;
+    cfg.no_auto_orient = 1;
+    gpuimg_ctx *raw_ctx;
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &raw_ctx), GPUIMG_OK);
+    int n = 0;
+    char *save = NULL;
+    for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char file[256], expected[256], tol[16];
+        if (line[0] == '#' || sscanf(line, "%255s %255s %15s", file, expected, tol) != 3)
+            continue;
+        int o = file[strlen("inputs/oriented_")] - '0';
+        gpuimg_image got, want, raw;
+        tu_load(ctx, tu_golden(file), &got);
+        tu_load(ctx, tu_golden(expected), &want);
+        ck_assert_ptr_nonnull(got.meta);
+        ck_assert_int_eq(got.meta->orientation, o);
+        ck_assert_int_eq(got.meta->oriented, o > 1);
+        gpuimg_compare_result r;
+        ck_assert_int_eq(gpuimg_compare(ctx, &got, &want, NULL, &r, NULL), GPUIMG_OK);
+        ck_assert_msg(!r.size_differs, "%s: %dx%d upright, %dx%d expected", file, got.width,
+                      got.height, want.width, want.height);
+        /* the same libjpeg-turbo decodes both: identical pixels for JPEG too */
+        ck_assert_msg(r.identical, "%s: max_diff %d", file, r.max_diff);
+        /* --no-auto-orient: the stored pixels, the tag left as it was */
+        tu_load(raw_ctx, tu_golden(file), &raw);
+        ck_assert_int_eq(raw.width, o >= 5 ? got.height : got.width);
+        ck_assert_int_eq(raw.meta->orientation, o);
+        ck_assert_int_eq(raw.meta->oriented, 0);
+        gpuimg_image_free(&raw);
+        gpuimg_image_free(&got);
+        gpuimg_image_free(&want);
+        n++;
+    }
+    ck_assert_int_eq(n, 16);
+    free(list);
+    gpuimg_ctx_destroy(ctx);
+    gpuimg_ctx_destroy(raw_ctx);
+}
+END_TEST
+
+/* A little-endian EXIF block: IFD0 with Orientation o and Make "gpuimg". */
+static size_t make_exif(uint8_t *b, int o)
+{
+    static const uint8_t head[8] = {'I', 'I', 42, 0, 8, 0, 0, 0};
+    memcpy(b, head, 8);
+    b[8] = 2, b[9] = 0; /* two entries */
+    uint8_t *e = b + 10;
+    /* Make: ASCII, 7 bytes at offset 38 */
+    uint8_t make[12] = {0x0f, 0x01, 2, 0, 7, 0, 0, 0, 38, 0, 0, 0};
+    uint8_t orient[12] = {0x12, 0x01, 3, 0, 1, 0, 0, 0, (uint8_t)o, 0, 0, 0};
+    memcpy(e, make, 12);
+    memcpy(e + 12, orient, 12);
+    memset(e + 24, 0, 4); /* no next IFD */
+    memcpy(b + 38, "gpuimg", 7);
+    return 45;
+}
+
+/* An ICC profile of n bytes (n >= 132) that libpng's checks accept: a
+ * display profile header (RGB or gray data, XYZ connection space, D50), no
+ * tags, the rest filler. */
+static uint8_t *make_icc(size_t n, int rgb)
+{
+    uint8_t *p = calloc(n, 1);
+    for (size_t i = 132; i < n; i++)
+        p[i] = (uint8_t)(i * 31 + 7);
+    p[0] = (uint8_t)(n >> 24), p[1] = (uint8_t)(n >> 16), p[2] = (uint8_t)(n >> 8),
+    p[3] = (uint8_t)n;
+    p[8] = 2, p[9] = 0x10; /* version 2.1 */
+    memcpy(p + 12, "mntr", 4);
+    memcpy(p + 16, rgb ? "RGB " : "GRAY", 4);
+    memcpy(p + 20, "XYZ ", 4);
+    memcpy(p + 36, "acsp", 4);
+    static const uint8_t d50[12] = {0, 0, 0xF6, 0xD6, 0, 1, 0, 0, 0, 0, 0xD3, 0x2D};
+    memcpy(p + 68, d50, 12);
+    return p; /* bytes 128-131: no tags */
+}
+
+static const char XMP[] = "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF/></x:xmpmeta>";
+
+/* A picture with metadata, as if read from a file (icc_len: > 65519
+ * makes JPEG split it over APP2 chunks). */
+static void picture_with_metadata(gpuimg_image *img, size_t icc_len)
+{
+    tu_random_image(img, 40, 30, 3, 77);
+    img->meta = calloc(1, sizeof *img->meta);
+    img->meta->icc = make_icc(icc_len, 1);
+    img->meta->icc_len = icc_len;
+    img->meta->exif = malloc(64);
+    img->meta->exif_len = make_exif(img->meta->exif, 1);
+    img->meta->xmp = (uint8_t *)strdup(XMP);
+    img->meta->xmp_len = strlen(XMP);
+    img->meta->orientation = 1;
+}
+
+struct jerr {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+};
+
+static void jerr_exit(j_common_ptr c)
+{
+    longjmp(((struct jerr *)c->err)->jump, 1);
+}
+
+/* What libjpeg itself finds in a JPEG file's markers. */
+static void libjpeg_reads(const char *path, const gpuimg_metadata *want)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    struct jpeg_decompress_struct d;
+    struct jerr e;
+    d.err = jpeg_std_error(&e.pub);
+    e.pub.error_exit = jerr_exit;
+    ck_assert_int_eq(setjmp(e.jump), 0);
+    jpeg_create_decompress(&d);
+    jpeg_stdio_src(&d, f);
+    jpeg_save_markers(&d, JPEG_APP0 + 1, 0xffff);
+    jpeg_save_markers(&d, JPEG_APP0 + 2, 0xffff);
+    jpeg_read_header(&d, TRUE);
+    JOCTET *icc = NULL;
+    unsigned icc_len = 0;
+    ck_assert(jpeg_read_icc_profile(&d, &icc, &icc_len));
+    ck_assert_uint_eq(icc_len, want->icc_len);
+    ck_assert_mem_eq(icc, want->icc, icc_len);
+    free(icc);
+    int exif = 0, xmp = 0;
+    for (jpeg_saved_marker_ptr m = d.marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && !memcmp(m->data, "Exif\0\0", 6)) {
+            ck_assert_uint_eq(m->data_length - 6, want->exif_len);
+            ck_assert_mem_eq(m->data + 6, want->exif, want->exif_len);
+            exif++;
+        }
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 29 &&
+            !memcmp(m->data, "http://ns.adobe.com/xap/1.0/", 29)) {
+            ck_assert_uint_eq(m->data_length - 29, want->xmp_len);
+            ck_assert_mem_eq(m->data + 29, want->xmp, want->xmp_len);
+            xmp++;
+        }
+    }
+    ck_assert_int_eq(exif, 1);
+    ck_assert_int_eq(xmp, 1);
+    jpeg_destroy_decompress(&d);
+    fclose(f);
+}
+
+/* What libpng itself finds in a PNG file's chunks. */
+static void libpng_reads(const char *path, const gpuimg_metadata *want)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png_create_info_struct(png);
+    ck_assert_int_eq(setjmp(png_jmpbuf(png)), 0);
+    png_init_io(png, f);
+    png_read_info(png, info);
+    png_charp name;
+    int method;
+    png_bytep icc;
+    png_uint_32 icc_len;
+    ck_assert(png_get_iCCP(png, info, &name, &method, &icc, &icc_len));
+    ck_assert_uint_eq(icc_len, want->icc_len);
+    ck_assert_mem_eq(icc, want->icc, icc_len);
+    png_bytep exif;
+    png_uint_32 exif_len;
+    ck_assert(png_get_eXIf_1(png, info, &exif_len, &exif));
+    ck_assert_uint_eq(exif_len, want->exif_len);
+    ck_assert_mem_eq(exif, want->exif, exif_len);
+    png_textp text;
+    int ntext = 0, xmp = 0;
+    png_get_text(png, info, &text, &ntext);
+    for (int i = 0; i < ntext; i++)
+        if (strcmp(text[i].key, "XML:com.adobe.xmp") == 0) {
+            ck_assert_uint_eq(text[i].itxt_length, want->xmp_len);
+            ck_assert_mem_eq(text[i].text, want->xmp, want->xmp_len);
+            xmp++;
+        }
+    ck_assert_int_eq(xmp, 1);
+    png_destroy_read_struct(&png, &info, NULL);
+    fclose(f);
+}
+
+START_TEST(written_and_read_back)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int big = 0; big <= 1; big++) {
+        gpuimg_image img;
+        picture_with_metadata(&img, big ? 150000 : 3000); /* 150000: three APP2 chunks */
+        char png[512], jpg[512];
+        snprintf(png, sizeof png, "%s/m%d.png", tu_tmpdir(), big);
+        snprintf(jpg, sizeof jpg, "%s/m%d.jpg", tu_tmpdir(), big);
+        ck_assert_int_eq(gpuimg_save(ctx, png, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+        ck_assert_int_eq(gpuimg_save(ctx, jpg, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+        libpng_reads(png, img.meta);
+        libjpeg_reads(jpg, img.meta);
+        for (int k = 0; k < 2; k++) { /* and gpuimg's own reading of them */
+            gpuimg_image back;
+            tu_load(ctx, k ? jpg : png, &back);
+            ck_assert_ptr_nonnull(back.meta);
+            ck_assert_uint_eq(back.meta->icc_len, img.meta->icc_len);
+            ck_assert_mem_eq(back.meta->icc, img.meta->icc, img.meta->icc_len);
+            ck_assert_uint_eq(back.meta->exif_len, img.meta->exif_len);
+            ck_assert_uint_eq(back.meta->xmp_len, img.meta->xmp_len);
+            gpuimg_image_free(&back);
+        }
+        gpuimg_image_free(&img);
+    }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* Reads path's metadata as gpuimg_load does; NULL when it has none. */
+static gpuimg_metadata *meta_of(const char *path, int *w, int *h)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_load(ctx, path, &img);
+    gpuimg_metadata *m = img.meta;
+    img.meta = NULL;
+    *w = img.width;
+    *h = img.height;
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+    return m;
+}
+
+START_TEST(carried_through_commands)
+{
+    /* a phone-style JPEG: stored sideways (Orientation 6), with a profile */
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    picture_with_metadata(&img, 3000);
+    img.meta->exif_len = make_exif(img.meta->exif, 6);
+    char in[600], dir[512], outdir[512];
+    snprintf(dir, sizeof dir, "%s/in", tu_tmpdir());
+    snprintf(outdir, sizeof outdir, "%s/out", tu_tmpdir());
+    mkdir(dir, 0777);
+    snprintf(in, sizeof in, "%s/phone.jpg", dir);
+    ck_assert_int_eq(gpuimg_save(ctx, in, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    gpuimg_ctx_destroy(ctx);
+    const char *outs[] = {"blur.jpg", "blur.png", "run.png", "strip.jpg", "gray.png", NULL};
+    char path[6][600];
+    for (int i = 0; outs[i]; i++)
+        snprintf(path[i], sizeof path[i], "%s/%s", tu_tmpdir(), outs[i]);
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "blur", in, path[0]), 0);
+    free(out), free(err);
+    ck_assert_int_eq(RUN(&out, &err, "blur", in, path[1]), 0);
+    free(out), free(err);
+    ck_assert_int_eq(RUN(&out, &err, "run", in, path[2], "invert", "rotate:angle=180"), 0);
+    free(out), free(err);
+    ck_assert_int_eq(RUN(&out, &err, "--strip", "blur", in, path[3]), 0);
+    free(out), free(err);
+    ck_assert_int_eq(RUN(&out, &err, "grayscale", in, path[4]), 0);
+    free(out), free(err);
+    ck_assert_int_eq(RUN(&out, &err, "batch", dir, outdir, "blur"), 0);
+    free(out), free(err);
+    snprintf(path[5], sizeof path[5], "%s/phone.jpg", outdir);
+    for (int i = 0; i < 6; i++) {
+        int w, h;
+        gpuimg_metadata *m = meta_of(path[i], &w, &h);
+        ck_assert_msg(w == 30 && h == 40, "%s: %dx%d: not upright", path[i], w, h);
+        if (i == 3) { /* --strip */
+            ck_assert_ptr_null(m);
+            continue;
+        }
+        ck_assert_msg(m != NULL, "%s: no metadata", path[i]);
+        ck_assert_int_eq(m->orientation, 1); /* the pixels are upright now: so says the tag */
+        ck_assert_uint_eq(m->xmp_len, strlen(XMP));
+        if (i == 4) /* gray: the RGB profile stays behind */
+            ck_assert_ptr_null(m->icc);
+        else
+            ck_assert_uint_eq(m->icc_len, 3000);
+        gpuimg_metadata_free(m);
+    }
+    gpuimg_image_free(&img);
+}
+END_TEST
+
+/* Appends a PNG chunk into buf at *at. */
+static void put_chunk(uint8_t *buf, size_t *at, const char *type, const uint8_t *data, size_t len)
+{
+    uint8_t *p = buf + *at;
+    p[0] = (uint8_t)(len >> 24), p[1] = (uint8_t)(len >> 16), p[2] = (uint8_t)(len >> 8);
+    p[3] = (uint8_t)len;
+    memcpy(p + 4, type, 4);
+    memcpy(p + 8, data, len);
+    uLong crc = crc32(crc32(0, p + 4, 4), data, (uInt)len);
+    p[8 + len] = (uint8_t)(crc >> 24), p[9 + len] = (uint8_t)(crc >> 16);
+    p[10 + len] = (uint8_t)(crc >> 8), p[11 + len] = (uint8_t)crc;
+    *at += 12 + len;
+}
+
+START_TEST(malformed_blocks_are_dropped)
+{
+    size_t len;
+    uint8_t *png = (uint8_t *)tu_read_file(tu_golden("inputs/rand_12x12_rgb.png"), &len);
+    ck_assert_ptr_nonnull(png);
+    /* after IHDR: an eXIf whose IFD points past its end, an iCCP that does not inflate */
+    uint8_t *bad = malloc(len + 200);
+    size_t at = 33;
+    memcpy(bad, png, 33);
+    static const uint8_t exif[12] = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0, 1, 2, 3, 4};
+    put_chunk(bad, &at, "eXIf", exif, sizeof exif);
+    static const uint8_t iccp[16] = {'x', 0, 0, 0x78, 0x9c, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+    put_chunk(bad, &at, "iCCP", iccp, sizeof iccp);
+    memcpy(bad + at, png + 33, len - 33);
+    char path[512];
+    snprintf(path, sizeof path, "%s/bad_meta.png", tu_tmpdir());
+    tu_write_file(path, bad, at + len - 33);
+    char *out, *err, dst[600];
+    snprintf(dst, sizeof dst, "%s/ok.png", tu_tmpdir());
+    ck_assert_int_eq(RUN(&out, &err, "invert", path, dst), 0); /* the pixels still load */
+    ck_assert_ptr_nonnull(strstr(err, "EXIF (malformed"));
+    ck_assert_ptr_nonnull(strstr(err, "ICC profile"));
+    free(out), free(err);
+    int w, h;
+    ck_assert_ptr_null(meta_of(dst, &w, &h)); /* and nothing unreadable is passed on */
+    /* a JPEG whose ICC profile lacks its second APP2 chunk */
+    uint8_t *jpg = (uint8_t *)tu_read_file(tu_golden("formats/photo.jpg"), &len);
+    ck_assert_ptr_nonnull(jpg);
+    uint8_t *cut = malloc(len + 64);
+    static const uint8_t app2[] = {0xFF, 0xE2, 0, 24, 'I', 'C', 'C', '_', 'P', 'R', 'O', 'F', 'I',
+                                   'L',  'E',  0, 1,  2,   9,   9,   9,   9,   9,   9,   9,   9};
+    memcpy(cut, jpg, 2);
+    memcpy(cut + 2, app2, sizeof app2);
+    memcpy(cut + 2 + sizeof app2, jpg + 2, len - 2);
+    snprintf(path, sizeof path, "%s/cut_icc.jpg", tu_tmpdir());
+    tu_write_file(path, cut, len + sizeof app2);
+    snprintf(dst, sizeof dst, "%s/ok.jpg", tu_tmpdir());
+    ck_assert_int_eq(RUN(&out, &err, "invert", path, dst), 0);
+    ck_assert_ptr_nonnull(strstr(err, "APP2 chunk is missing"));
+    free(out), free(err);
+    free(cut);
+    free(jpg);
+    free(bad);
+    free(png);
+}
+END_TEST
+
+Suite *metadata_suite(void)
+{
+    Suite *s = suite_create("metadata");
+    TCase *tc = tu_tcase("metadata");
+    tcase_add_test(tc, orientations_read_upright);
+    tcase_add_test(tc, written_and_read_back);
+    tcase_add_test(tc, carried_through_commands);
+    tcase_add_test(tc, malformed_blocks_are_dropped);
+    suite_add_tcase(s, tc);
+    return s;
+}
