@@ -555,6 +555,27 @@ START_TEST(empty_folder_is_empty_batch)
 }
 END_TEST
 
+/* Fuzzer finding (the metadata seeds): a 302-byte PNG whose iTXt claims
+ * 1.8 GB. libpng allocated what the chunk claimed before finding the file
+ * short (2 GB of memory for a cut file); chunk lengths are now checked
+ * against the file first. The record of it: tests/fuzz/corpus/load. */
+START_TEST(png_chunk_longer_than_file)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    size_t len;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/../../tests/fuzz/corpus/load/regress-itxt-claims-1.8GB.png",
+             tu_golden(""));
+    char *data = tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(data);
+    gpuimg_image img;
+    ck_assert_int_eq(gpuimg_load_memory(ctx, data, len, "cut.png", &img), GPUIMG_ERR_DECODE);
+    ck_assert_str_eq(gpuimg_ctx_error(ctx), "cut.png: not a supported image (truncated PNG)");
+    free(data);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
     Suite *s = suite_create("untrusted");
@@ -571,6 +592,7 @@ Suite *untrusted_suite(void)
     tcase_add_test(tc, control_characters_escaped);
     tcase_add_test(tc, numbers_parsed_strictly);
     tcase_add_test(tc, empty_folder_is_empty_batch);
+    tcase_add_test(tc, png_chunk_longer_than_file);
     suite_add_tcase(s, tc);
     return s;
 }
