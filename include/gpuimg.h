@@ -290,6 +290,25 @@ gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int 
 gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
                          int nsteps, gpuimg_image *out);
 
+/* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
+
+typedef struct gpuimg_file_info {
+    const char *format;   /* "png", "jpeg", "bmp", "gif", "tga", "pnm", "psd" */
+    int width, height;    /* as gpuimg reads it: upright unless --no-auto-orient */
+    int stored_width, stored_height;
+    int channels;         /* as gpuimg reads it: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int depth;            /* bits per sample in the file (1-16) */
+    int orientation;      /* EXIF Orientation, 1-8 (1 when none) */
+    size_t icc_bytes, exif_bytes, xmp_bytes; /* 0 when absent */
+    char profile[128];    /* the ICC profile's description, "" when none */
+} gpuimg_file_info;
+
+/* Reads what a file holds from its header and metadata (the first MiBs at
+ * most, never the pixels): GPUIMG_ERR_IO, _DECODE as gpuimg_load would. */
+gpuimg_status gpuimg_probe(gpuimg_ctx *ctx, const char *path, gpuimg_file_info *out);
+gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
+                                  gpuimg_file_info *out);
+
 /* ---- Measurements -------------------------------------------------------- */
 
 typedef struct gpuimg_histogram {

@@ -51,6 +51,11 @@ static void *stb_regrow(void *p, size_t old_size, size_t new_size)
 #define STBI_FREE(p) free(p)
 #include <stb_image.h>
 
+int gpuimg__stbi_info(const unsigned char *data, int len, int *w, int *h, int *channels)
+{
+    return stbi_info_from_memory(data, len, w, h, channels);
+}
+
 unsigned char *gpuimg__stbi_load(const gpuimg__stbi_callbacks *io, void *user, int *w, int *h,
                                  int *channels)
 {

@@ -14,6 +14,8 @@ typedef struct gpuimg__stbi_callbacks {
 /* stbi_load_from_callbacks with the file's own channels. */
 unsigned char *gpuimg__stbi_load(const gpuimg__stbi_callbacks *io, void *user, int *w, int *h,
                                  int *channels);
+/* stbi_info_from_memory: the header's size and channels; 0 when unknown. */
+int gpuimg__stbi_info(const unsigned char *data, int len, int *w, int *h, int *channels);
 /* stbi_failure_reason (thread-local). */
 const char *gpuimg__stbi_failure_reason(void);
 

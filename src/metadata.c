@@ -129,6 +129,45 @@ int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n)
     return n >= 20 && memcmp(icc + 16, "RGB ", 4) == 0;
 }
 
+/* The profile's description: its 'desc' tag, as ICC v2 (textDescription,
+ * ASCII) or v4 (multiLocalizedUnicode, UTF-16BE: the first record, its
+ * non-ASCII characters as '?') writes it. "" when there is none. */
+void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap)
+{
+    if (cap == 0)
+        return;
+    out[0] = '\0';
+    if (n < 132)
+        return;
+    uint32_t count = get32(icc + 128, 0);
+    if (count > (n - 132) / 12)
+        return;
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *t = icc + 132 + 12 * (size_t)i;
+        uint32_t at = get32(t + 4, 0), len = get32(t + 8, 0);
+        if (memcmp(t, "desc", 4) != 0 || at > n || len > n - at || len < 12)
+            continue;
+        const uint8_t *d = icc + at;
+        size_t k = 0;
+        if (memcmp(d, "desc", 4) == 0) {
+            uint32_t chars = get32(d + 8, 0);
+            for (uint32_t j = 0; j < chars && 12 + j < len && d[12 + j] && k + 1 < cap; j++)
+                out[k++] = d[12 + j] >= 0x20 && d[12 + j] < 0x7f ? (char)d[12 + j] : '?';
+        } else if (memcmp(d, "mluc", 4) == 0 && len >= 28 && get32(d + 8, 0) >= 1) {
+            uint32_t bytes = get32(d + 20, 0), off = get32(d + 24, 0);
+            if (off <= len && bytes <= len - off)
+                for (uint32_t j = 0; j + 1 < bytes && k + 1 < cap; j += 2) {
+                    unsigned ch = get16(d + off + j, 0);
+                    if (ch == 0)
+                        break;
+                    out[k++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
+                }
+        }
+        out[k] = '\0';
+        return;
+    }
+}
+
 /* ---- PNG ---- */
 
 /* zlib data inflated, up to MAX_PROFILE; NULL when it does not inflate. */
@@ -313,9 +352,10 @@ static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_png,
-                                    const uint8_t *data, size_t size, gpuimg_image *img)
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, int is_png,
+                                     const uint8_t *data, size_t size, gpuimg_metadata **out)
 {
+    *out = NULL;
     gpuimg_metadata *m = calloc(1, sizeof *m);
     if (!m)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
@@ -336,10 +376,20 @@ gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_pn
             m->orientation = o;
         }
     }
-    if (!m->icc && !m->exif && !m->xmp) {
+    if (!m->icc && !m->exif && !m->xmp)
         gpuimg_metadata_free(m);
-        return GPUIMG_OK;
-    }
+    else
+        *out = m;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_png,
+                                    const uint8_t *data, size_t size, gpuimg_image *img)
+{
+    gpuimg_metadata *m;
+    gpuimg_status st = gpuimg__metadata_parse(ctx, name, is_png, data, size, &m);
+    if (st != GPUIMG_OK || !m)
+        return st;
     img->meta = m;
     if (m->orientation > 1 && !ctx->cfg.no_auto_orient) {
         gpuimg_status st = orient(ctx, img, m->orientation);

@@ -14,6 +14,12 @@ void gpuimg__exif_set_orientation(uint8_t *exif, size_t n, int orientation);
 /* 1 when an ICC profile describes RGB data. */
 int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n);
 
+/* The profile's 'desc' text into out ("" when none). */
+void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap);
+/* The blocks of a PNG (is_png) or JPEG file, or NULL when it has none;
+ * what does not parse is dropped with a warning. */
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, int is_png,
+                                     const uint8_t *data, size_t size, gpuimg_metadata **out);
 /* After a PNG (is_png) or JPEG decode: the file's profile, EXIF and XMP
  * into img->meta, and its pixels turned upright as the EXIF Orientation
  * says unless --no-auto-orient. A block that does not parse is dropped with

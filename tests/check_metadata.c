@@ -367,6 +367,79 @@ START_TEST(malformed_blocks_are_dropped)
 }
 END_TEST
 
+/* An ICC profile with a 'desc' tag: v2 textDescription (ASCII) or v4
+ * multiLocalizedUnicode (UTF-16BE). */
+static uint8_t *icc_with_desc(const char *text, int v4, size_t *n)
+{
+    size_t len = strlen(text), body = v4 ? 28 + 2 * len : 12 + len + 1;
+    *n = 144 + body;
+    uint8_t *p = make_icc(*n, 1);
+    memset(p + 128, 0, 16);
+    p[131] = 1; /* one tag: desc at 144 */
+    memcpy(p + 132, "desc", 4);
+    p[138] = 144 >> 8, p[139] = 144 & 0xff;
+    p[142] = (uint8_t)(body >> 8), p[143] = (uint8_t)body;
+    uint8_t *d = p + 144;
+    memset(d, 0, body);
+    if (v4) {
+        memcpy(d, "mluc", 4);
+        d[11] = 1, d[15] = 12;     /* one record of 12 bytes */
+        memcpy(d + 16, "enUS", 4); /* language, country */
+        d[23] = (uint8_t)(2 * len), d[27] = 28;
+        for (size_t k = 0; k < len; k++)
+            d[28 + 2 * k + 1] = (uint8_t)text[k];
+    } else {
+        memcpy(d, "desc", 4);
+        d[11] = (uint8_t)(len + 1);
+        memcpy(d + 12, text, len);
+    }
+    return p;
+}
+
+START_TEST(info_from_headers)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int v4 = 0; v4 <= 1; v4++) {
+        gpuimg_image img;
+        picture_with_metadata(&img, 3000);
+        free(img.meta->icc);
+        img.meta->icc =
+            icc_with_desc(v4 ? "Display P3" : "Adobe RGB (1998)", v4, &img.meta->icc_len);
+        img.meta->exif_len = make_exif(img.meta->exif, 8);
+        char path[512];
+        snprintf(path, sizeof path, "%s/p%d.%s", tu_tmpdir(), v4, v4 ? "jpg" : "png");
+        ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+        gpuimg_file_info f;
+        ck_assert_int_eq(gpuimg_probe(ctx, path, &f), GPUIMG_OK);
+        ck_assert_str_eq(f.format, v4 ? "jpeg" : "png");
+        ck_assert_int_eq(f.stored_width, 40);
+        ck_assert_int_eq(f.width, 30); /* orientation 8: read turned */
+        ck_assert_int_eq(f.orientation, 8);
+        ck_assert_int_eq(f.channels, 3);
+        ck_assert_int_eq(f.depth, 8);
+        ck_assert_uint_eq(f.icc_bytes, img.meta->icc_len);
+        ck_assert_str_eq(f.profile, v4 ? "Display P3" : "Adobe RGB (1998)");
+        ck_assert_uint_eq(f.xmp_bytes, strlen(XMP));
+        char *out, *err;
+        ck_assert_int_eq(RUN(&out, &err, "info", path), 0);
+        ck_assert_ptr_nonnull(strstr(out, "30x40 (stored 40x30, orientation 8)"));
+        free(out), free(err);
+        gpuimg_image_free(&img);
+    }
+    /* every format's header; an unreadable file: its record, exit 3, the rest go on */
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "info", "--json", tu_golden("inputs/rand_31x29_ga.png"),
+                         "/nonexistent.png", tu_golden("formats/photo.jpg")),
+                     3);
+    ck_assert_ptr_nonnull(strstr(out, "\"channels\": 2"));
+    ck_assert_ptr_nonnull(strstr(out, "\"file\": \"/nonexistent.png\", \"error\": "));
+    ck_assert_ptr_nonnull(strstr(out, "\"format\": \"jpeg\""));
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent.png"));
+    free(out), free(err);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *metadata_suite(void)
 {
     Suite *s = suite_create("metadata");
@@ -375,6 +448,7 @@ Suite *metadata_suite(void)
     tcase_add_test(tc, written_and_read_back);
     tcase_add_test(tc, carried_through_commands);
     tcase_add_test(tc, malformed_blocks_are_dropped);
+    tcase_add_test(tc, info_from_headers);
     suite_add_tcase(s, tc);
     return s;
 }

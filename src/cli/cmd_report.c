@@ -215,20 +215,105 @@ int cmd_stats(cli *c, int argc, char **argv)
 
 static void info_help(void)
 {
-    printf("usage: gpuimg info\n  the version, the backends (every GPU with its name, memory and\n"
-           "  compute capability when CUDA is usable), and the codec libraries.\n");
+    printf("usage: gpuimg info [FILE...] [--json]\n"
+           "  with no FILE: the version, the backends (every GPU with its name, memory and\n"
+           "  compute capability when CUDA is usable), and the codec libraries.\n"
+           "  with FILEs: what each holds, from its header and metadata (never its pixels):\n"
+           "  format, size as read (upright) and as stored, channels, bits per sample, EXIF\n"
+           "  orientation, ICC profile (its description), EXIF and XMP sizes.\n\n"
+           "options:\n"
+           "  --json      one JSON array, an object per file\n");
+}
+
+static void file_json(const char *path, const gpuimg_file_info *f, const char *error, int first)
+{
+    printf("%s\n  {\"file\": ", first ? "" : ",");
+    json_string(stdout, path);
+    if (error) {
+        printf(", \"error\": ");
+        json_string(stdout, error);
+        printf("}");
+        return;
+    }
+    printf(", \"format\": \"%s\", \"width\": %d, \"height\": %d, \"stored_width\": %d, "
+           "\"stored_height\": %d, \"channels\": %d, \"depth\": %d, \"orientation\": %d, "
+           "\"icc_bytes\": %zu, \"profile\": ",
+           f->format, f->width, f->height, f->stored_width, f->stored_height, f->channels, f->depth,
+           f->orientation, f->icc_bytes);
+    if (f->icc_bytes)
+        json_string(stdout, f->profile);
+    else
+        printf("null");
+    printf(", \"exif_bytes\": %zu, \"xmp_bytes\": %zu}", f->exif_bytes, f->xmp_bytes);
+}
+
+static void file_text(const char *path, const gpuimg_file_info *f)
+{
+    printf("%s: %s %dx%d", path, f->format, f->width, f->height);
+    if (f->width != f->stored_width || f->orientation != 1)
+        printf(" (stored %dx%d, orientation %d)", f->stored_width, f->stored_height,
+               f->orientation);
+    printf(", %d channel%s, %d bits", f->channels, f->channels == 1 ? "" : "s", f->depth);
+    if (f->icc_bytes)
+        printf(", ICC%s%s%s (%zu bytes)", f->profile[0] ? " \"" : "", f->profile,
+               f->profile[0] ? "\"" : "", f->icc_bytes);
+    if (f->exif_bytes)
+        printf(", EXIF %zu bytes", f->exif_bytes);
+    if (f->xmp_bytes)
+        printf(", XMP %zu bytes", f->xmp_bytes);
+    printf("\n");
+}
+
+/* `info FILE...`: each file's line (or JSON object); an unreadable one is
+ * reported and the rest go on; exit 3 when any was. */
+static int info_files(cli *c, char **files, int n, int json)
+{
+    int rc = 0;
+    if (json)
+        printf("[");
+    for (int i = 0; i < n; i++) {
+        gpuimg_file_info f;
+        gpuimg_status st = gpuimg_probe(c->ctx, files[i], &f);
+        if (st != GPUIMG_OK) {
+            cli_fail(c, st);
+            rc = cli_exit_code(st);
+        }
+        if (json)
+            file_json(files[i], &f, st == GPUIMG_OK ? NULL : gpuimg_ctx_error(c->ctx), i == 0);
+        else if (st == GPUIMG_OK)
+            file_text(files[i], &f);
+    }
+    if (json)
+        printf("\n]\n");
+    return rc;
+}
+
+static int info_option(cli *c, void *data, int opt, const char *arg)
+{
+    (void)c;
+    (void)arg;
+    if (opt == OPT_JSON)
+        *(int *)data = 1;
+    return -1;
 }
 
 int cmd_info(cli *c, int argc, char **argv)
 {
+    static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON}};
+    int json = 0;
     char **pos;
     int npos;
-    const cli_spec spec = {.help = info_help};
+    const cli_spec spec = {opts, 1, info_option, &json, info_help, 0};
     int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);
     if (rc >= 0)
         return rc;
-    if (npos != 0) {
-        cli_error(c, "takes no arguments");
+    if (npos > 0) {
+        if ((rc = cli_open(c)) >= 0 || c->parse_only)
+            return rc >= 0 ? rc : 0;
+        return info_files(c, pos, npos, json);
+    }
+    if (json) {
+        cli_error(c, "--json: only with FILEs");
         return EXIT_USAGE;
     }
     if (c->parse_only)

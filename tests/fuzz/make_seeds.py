@@ -224,6 +224,7 @@ def main():
     load["meta.jpg"] = with_metadata_jpeg(load["q95.jpg"])
     for name, data in load.items():
         put("load", name, data)
+        put("info", name, data)
     for i, (w, h, c, level) in enumerate([(1, 1, 1, 0), (17, 3, 3, 6), (40, 40, 4, 9),
                                           (95, 2, 2, 1)]):
         put("png_write", "case%d" % i, bytes([w - 1, h - 1, c - 1, level]) + pixels(64, 1, 1, i))
