@@ -107,14 +107,15 @@ typedef enum gpuimg_format {
     GPUIMG_FORMAT_BMP,
     GPUIMG_FORMAT_TGA,
     GPUIMG_FORMAT_PPM, /* binary P6; gray is widened, alpha dropped */
-    GPUIMG_FORMAT_PGM  /* binary P5; colour becomes Rec.601 luma, alpha dropped */
+    GPUIMG_FORMAT_PGM, /* binary P5; colour becomes Rec.601 luma, alpha dropped */
+    GPUIMG_FORMAT_WEBP /* lossy at jpeg_quality, or lossless; gray becomes RGB */
 } gpuimg_format;
 
 /* The format named by a bare name ("jpg", as --format takes it)... */
 gpuimg_format gpuimg_format_from_name(const char *name);
 /* ...or by a path's extension ("out/x.png"); NONE without one. */
 gpuimg_format gpuimg_format_from_path(const char *path);
-/* The extensions written, "png, jpg, jpeg, bmp, tga, ppm, pgm", for
+/* The extensions written, "png, jpg, jpeg, bmp, tga, ppm, pgm, webp", for
  * messages and help... */
 const char *gpuimg_format_list(void);
 /* ...and those read (the written ones, pnm, gif and psd). */
@@ -162,6 +163,7 @@ typedef struct gpuimg_config {
     uint64_t max_pixels;         /* 0 = default 2^30 */
     int no_auto_orient;          /* 1: keep the pixels as stored, whatever EXIF says */
     int strip;                   /* 1: write no metadata (profile, EXIF, XMP) */
+    int webp_lossless;           /* 1: WebP output lossless and exact */
     /* Non-fatal messages (16-bit input reduced, backend fallback); may be NULL. */
     void (*warn)(void *user, const char *message);
     void *warn_user;
@@ -293,14 +295,14 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
 /* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
 
 typedef struct gpuimg_file_info {
-    const char *format;   /* "png", "jpeg", "bmp", "gif", "tga", "pnm", "psd" */
-    int width, height;    /* as gpuimg reads it: upright unless --no-auto-orient */
+    const char *format; /* "png", "jpeg", "bmp", "gif", "tga", "pnm", "psd" */
+    int width, height;  /* as gpuimg reads it: upright unless --no-auto-orient */
     int stored_width, stored_height;
-    int channels;         /* as gpuimg reads it: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
-    int depth;            /* bits per sample in the file (1-16) */
-    int orientation;      /* EXIF Orientation, 1-8 (1 when none) */
+    int channels;    /* as gpuimg reads it: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
+    int depth;       /* bits per sample in the file (1-16) */
+    int orientation; /* EXIF Orientation, 1-8 (1 when none) */
     size_t icc_bytes, exif_bytes, xmp_bytes; /* 0 when absent */
-    char profile[128];    /* the ICC profile's description, "" when none */
+    char profile[128];                       /* the ICC profile's description, "" when none */
 } gpuimg_file_info;
 
 /* Reads what a file holds from its header and metadata (the first MiBs at

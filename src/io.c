@@ -42,6 +42,13 @@ static gpuimg_status encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     return gpuimg__encode_jpeg(ctx, f, name, img);
 }
 
+static gpuimg_status encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_webp(ctx, f, name, img);
+}
+
 static const struct format_row {
     const char *extensions[3]; /* the first is the one written */
     gpuimg__codec codec;       /* how a file is recognized and read */
@@ -57,6 +64,7 @@ static const struct format_row {
     {{"tga"}, GPUIMG__CODEC_TGA, gpuimg__decode_tga, GPUIMG_FORMAT_TGA, gpuimg__encode_stb, 0},
     {{"ppm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PPM, gpuimg__encode_pnm, 0},
     {{"pgm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PGM, gpuimg__encode_pnm, 0},
+    {{"webp"}, GPUIMG__CODEC_WEBP, gpuimg__decode_webp, GPUIMG_FORMAT_WEBP, encode_webp, 0},
     {{"pnm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PPM},
     {{"gif"}, GPUIMG__CODEC_GIF, gpuimg__decode_gif, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
     {{"psd"}, GPUIMG__CODEC_PSD, gpuimg__decode_psd, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
@@ -164,6 +172,8 @@ gpuimg__codec gpuimg__sniff(const uint8_t *p, size_t n)
         return GPUIMG__CODEC_GIF;
     if (n >= 4 && memcmp(p, "8BPS", 4) == 0)
         return GPUIMG__CODEC_PSD;
+    if (gpuimg__is_webp(p, n))
+        return GPUIMG__CODEC_WEBP;
     if (gpuimg__tga_plausible(p, n))
         return GPUIMG__CODEC_TGA;
     return GPUIMG__CODEC_NONE;
@@ -241,9 +251,8 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
                            ? formats[i].decode(ctx, data, size, name, out)
                            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
                                           "%s: not a supported image (unknown format)", name);
-    if (st == GPUIMG_OK && (codec == GPUIMG__CODEC_PNG || codec == GPUIMG__CODEC_JPEG) &&
-        (st = gpuimg__metadata_read(ctx, name, codec == GPUIMG__CODEC_PNG, data, size, out)) !=
-            GPUIMG_OK)
+    if (st == GPUIMG_OK &&
+        (st = gpuimg__metadata_read(ctx, name, codec, data, size, out)) != GPUIMG_OK)
         gpuimg_image_free(out);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;

@@ -26,6 +26,7 @@ typedef enum gpuimg__codec {
     GPUIMG__CODEC_GIF,
     GPUIMG__CODEC_PSD,
     GPUIMG__CODEC_TGA,
+    GPUIMG__CODEC_WEBP,
 } gpuimg__codec;
 
 /* The codec for a file's first bytes (at least 18 of them for TGA, which
@@ -33,6 +34,12 @@ typedef enum gpuimg__codec {
 gpuimg__codec gpuimg__sniff(const uint8_t *data, size_t size);
 
 int gpuimg__is_png(const uint8_t *data, size_t size);
+/* WebP (io_webp.c): "RIFF" .... "WEBP". */
+int gpuimg__is_webp(const uint8_t *data, size_t size);
+gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                  const char *name, gpuimg_image *out);
+gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name,
+                                  const gpuimg_image *img);
 /* stb_image's test for what it takes as a TGA (no other format passes it). */
 int gpuimg__tga_plausible(const uint8_t *data, size_t size);
 /* The common PNG without libpng (io_png_inflate.c): 1 and the image, or 0,

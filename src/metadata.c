@@ -318,6 +318,35 @@ static int jpeg_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, s
     return 1;
 }
 
+/* ---- WebP: the RIFF container's ICCP, EXIF and XMP chunks ---- */
+
+static int webp_blocks(const uint8_t *data, size_t size, gpuimg_metadata *m)
+{
+    for (size_t pos = 12; size - pos >= 8 && pos <= size;) {
+        size_t len = get32(data + pos + 4, 1);
+        const uint8_t *body = data + pos + 8, *type = data + pos;
+        if (len > size - pos - 8)
+            break;
+        uint8_t **dst = NULL;
+        size_t *dst_len = NULL;
+        if (memcmp(type, "ICCP", 4) == 0 && !m->icc)
+            dst = &m->icc, dst_len = &m->icc_len;
+        else if (memcmp(type, "EXIF", 4) == 0 && !m->exif)
+            dst = &m->exif, dst_len = &m->exif_len;
+        else if (memcmp(type, "XMP ", 4) == 0 && !m->xmp)
+            dst = &m->xmp, dst_len = &m->xmp_len;
+        if (dst && dst == &m->exif && len > 6 && memcmp(body, EXIF_ID, 6) == 0)
+            body += 6, len -= 6; /* some writers keep JPEG's prefix */
+        if (dst && len > 0) {
+            if (!(*dst = dup_bytes(body, len)))
+                return 0;
+            *dst_len = len;
+        }
+        pos += 8 + len + (len & 1); /* chunks are padded to even sizes */
+    }
+    return 1;
+}
+
 /* ---- reading, and orienting ---- */
 
 /* Moves pixels as EXIF orientation o (2-8) says, into a new image. */
@@ -352,7 +381,7 @@ static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, int is_png,
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                                      const uint8_t *data, size_t size, gpuimg_metadata **out)
 {
     *out = NULL;
@@ -360,7 +389,10 @@ gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, int is_p
     if (!m)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     m->orientation = 1;
-    int ok = is_png ? png_blocks(ctx, name, data, size, m) : jpeg_blocks(ctx, name, data, size, m);
+    int ok = codec == GPUIMG__CODEC_PNG    ? png_blocks(ctx, name, data, size, m)
+             : codec == GPUIMG__CODEC_JPEG ? jpeg_blocks(ctx, name, data, size, m)
+             : codec == GPUIMG__CODEC_WEBP ? webp_blocks(data, size, m)
+                                           : 1;
     if (!ok) {
         gpuimg_metadata_free(m);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
@@ -383,11 +415,11 @@ gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, int is_p
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_png,
+gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                                     const uint8_t *data, size_t size, gpuimg_image *img)
 {
     gpuimg_metadata *m;
-    gpuimg_status st = gpuimg__metadata_parse(ctx, name, is_png, data, size, &m);
+    gpuimg_status st = gpuimg__metadata_parse(ctx, name, codec, data, size, &m);
     if (st != GPUIMG_OK || !m)
         return st;
     img->meta = m;

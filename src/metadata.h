@@ -4,6 +4,7 @@
 #define GPUIMG_METADATA_H
 
 #include "gpuimg.h"
+#include "io.h"
 
 gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m);
 /* EXIF's IFD0 Orientation: 1-8 (1 when absent), -1 when the block is
@@ -16,15 +17,15 @@ int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n);
 
 /* The profile's 'desc' text into out ("" when none). */
 void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap);
-/* The blocks of a PNG (is_png) or JPEG file, or NULL when it has none;
+/* The blocks of a PNG, JPEG or WebP file, or NULL when it has none;
  * what does not parse is dropped with a warning. */
-gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, int is_png,
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                                      const uint8_t *data, size_t size, gpuimg_metadata **out);
-/* After a PNG (is_png) or JPEG decode: the file's profile, EXIF and XMP
+/* After a PNG, JPEG or WebP decode: the file's profile, EXIF and XMP
  * into img->meta, and its pixels turned upright as the EXIF Orientation
  * says unless --no-auto-orient. A block that does not parse is dropped with
  * a warning; only memory fails it. */
-gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, int is_png,
+gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                                     const uint8_t *data, size_t size, gpuimg_image *img);
 
 /* What an encoder writes for img: pointers into its metadata (or into

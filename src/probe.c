@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <webp/decode.h>
+
 #include "io.h"
 #include "io_stb_image.h"
 #include "metadata.h"
@@ -129,6 +131,15 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
     case GPUIMG__CODEC_JPEG: o->format = "jpeg", st = jpeg_header(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_PNM: o->format = "pnm", st = pnm_header(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_PSD: o->format = "psd", st = psd_header(ctx, name, d, size, o); break;
+    case GPUIMG__CODEC_WEBP: {
+        WebPBitstreamFeatures wf;
+        o->format = "webp";
+        if (WebPGetFeatures(d, size, &wf) != VP8_STATUS_OK)
+            return unreadable(ctx, name, "damaged WebP");
+        o->stored_width = wf.width, o->stored_height = wf.height;
+        o->channels = wf.has_alpha ? 4 : 3, o->depth = 8;
+        break;
+    }
     case GPUIMG__CODEC_BMP:
     case GPUIMG__CODEC_GIF:
     case GPUIMG__CODEC_TGA: {
@@ -146,9 +157,7 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
     if (o->stored_width <= 0 || o->stored_height <= 0)
         return unreadable(ctx, name, "a side of zero or over 65535 pixels in the header");
     gpuimg_metadata *m = NULL;
-    if ((codec == GPUIMG__CODEC_PNG || codec == GPUIMG__CODEC_JPEG) &&
-        (st = gpuimg__metadata_parse(ctx, name, codec == GPUIMG__CODEC_PNG, d, size, &m)) !=
-            GPUIMG_OK)
+    if ((st = gpuimg__metadata_parse(ctx, name, codec, d, size, &m)) != GPUIMG_OK)
         return st;
     if (m) {
         o->orientation = m->orientation;

@@ -61,7 +61,7 @@ START_TEST(orientations_read_upright)
         gpuimg_image_free(&want);
         n++;
     }
-    ck_assert_int_eq(n, 16);
+    ck_assert_int_eq(n, 24);
     free(list);
     gpuimg_ctx_destroy(ctx);
     gpuimg_ctx_destroy(raw_ctx);
@@ -440,6 +440,75 @@ START_TEST(info_from_headers)
 }
 END_TEST
 
+START_TEST(webp_read_and_written)
+{
+    gpuimg_config cfg;
+    gpuimg_config_init(&cfg);
+    cfg.backend = GPUIMG_BACKEND_CPU;
+    cfg.webp_lossless = 1;
+    gpuimg_ctx *lossless, *ctx = tu_ctx();
+    ck_assert_int_eq(gpuimg_ctx_create(&cfg, &lossless), GPUIMG_OK);
+    /* lossless is exact: the colour under alpha 0 too */
+    gpuimg_image rgba, back;
+    tu_random_image(&rgba, 37, 21, 4, 5);
+    for (size_t i = 3; i < 37 * 21 * 4; i += 16)
+        rgba.data[i] = 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/exact.webp", tu_tmpdir());
+    ck_assert_int_eq(gpuimg_save(lossless, path, GPUIMG_FORMAT_NONE, &rgba), GPUIMG_OK);
+    tu_load(ctx, path, &back);
+    ck_assert_int_eq(back.channels, 4);
+    ck_assert_mem_eq(back.data, rgba.data, 37 * 21 * 4);
+    gpuimg_image_free(&back);
+    /* lossy at --jpeg-quality: close; gray comes back as (nearly) equal R, G, B */
+    gpuimg_image gray;
+    tu_load(ctx, tu_golden("inputs/camera_64x48_gray.png"), &gray);
+    snprintf(path, sizeof path, "%s/gray.webp", tu_tmpdir());
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &gray), GPUIMG_OK);
+    tu_load(ctx, path, &back);
+    ck_assert_int_eq(back.channels, 3);
+    gpuimg_compare_result r;
+    ck_assert_int_eq(gpuimg_compare(ctx, &back, &gray, NULL, &r, NULL), GPUIMG_OK);
+    ck_assert_msg(r.mae < 4.0, "lossy WebP mae %.3f", r.mae);
+    int spread = 0; /* lossy YUV rounds the three apart by a little at most */
+    for (size_t i = 0; i < 64 * 48; i++) {
+        int lo = back.data[3 * i], hi = lo;
+        for (int k = 1; k < 3; k++) {
+            lo = back.data[3 * i + k] < lo ? back.data[3 * i + k] : lo;
+            hi = back.data[3 * i + k] > hi ? back.data[3 * i + k] : hi;
+        }
+        spread = hi - lo > spread ? hi - lo : spread;
+    }
+    ck_assert_int_le(spread, 3);
+    gpuimg_image_free(&back);
+    /* metadata as chunks, read back; a cut file is refused */
+    gpuimg_image img;
+    picture_with_metadata(&img, 3000);
+    snprintf(path, sizeof path, "%s/meta.webp", tu_tmpdir());
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    tu_load(ctx, path, &back);
+    ck_assert_ptr_nonnull(back.meta);
+    ck_assert_uint_eq(back.meta->icc_len, 3000);
+    ck_assert_mem_eq(back.meta->icc, img.meta->icc, 3000);
+    ck_assert_uint_eq(back.meta->exif_len, img.meta->exif_len);
+    ck_assert_mem_eq(back.meta->exif, img.meta->exif, img.meta->exif_len);
+    ck_assert_uint_eq(back.meta->xmp_len, strlen(XMP));
+    gpuimg_image_free(&back);
+    size_t len;
+    char *data = tu_read_file(path, &len);
+    ck_assert_int_eq(gpuimg_load_memory(ctx, data, len / 2, "cut.webp", &back), GPUIMG_ERR_DECODE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "WebP"));
+    free(data);
+    ck_assert(gpuimg_is_image_path("x/photo.webp"));
+    ck_assert_int_eq(gpuimg_format_from_path("out.webp"), GPUIMG_FORMAT_WEBP);
+    gpuimg_image_free(&img);
+    gpuimg_image_free(&gray);
+    gpuimg_image_free(&rgba);
+    gpuimg_ctx_destroy(lossless);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *metadata_suite(void)
 {
     Suite *s = suite_create("metadata");
@@ -449,6 +518,7 @@ Suite *metadata_suite(void)
     tcase_add_test(tc, carried_through_commands);
     tcase_add_test(tc, malformed_blocks_are_dropped);
     tcase_add_test(tc, info_from_headers);
+    tcase_add_test(tc, webp_read_and_written);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -22,6 +22,7 @@ enum {
     G_FORMAT,
     G_NO_AUTO_ORIENT,
     G_STRIP,
+    G_WEBP_LOSSLESS,
 };
 
 const struct option cli_global_options[] = {
@@ -37,6 +38,7 @@ const struct option cli_global_options[] = {
     {"format", required_argument, NULL, G_FORMAT},
     {"no-auto-orient", no_argument, NULL, G_NO_AUTO_ORIENT},
     {"strip", no_argument, NULL, G_STRIP},
+    {"webp-lossless", no_argument, NULL, G_WEBP_LOSSLESS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
 };
@@ -58,7 +60,9 @@ static void global_help(void)
            "  --no-auto-orient         keep the pixels as stored (default: turn them upright\n"
            "                           as the EXIF Orientation says)\n"
            "  --strip                  write no metadata (default: the input's ICC profile,\n"
-           "                           EXIF and XMP go into PNG and JPEG outputs)\n"
+           "                           EXIF and XMP go into PNG, JPEG and WebP outputs)\n"
+           "  --webp-lossless          WebP output lossless and exact (default: lossy at\n"
+           "                           --jpeg-quality)\n"
            "  -h, --help               help (for a command: gpuimg COMMAND --help, or\n"
            "                           gpuimg help COMMAND)\n"
            "  -V, --version            version\n",
@@ -168,6 +172,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
     case G_TIME: c->time = 1; break;
     case G_NO_AUTO_ORIENT: c->cfg.no_auto_orient = 1; break;
     case G_STRIP: c->cfg.strip = 1; break;
+    case G_WEBP_LOSSLESS: c->cfg.webp_lossless = 1; break;
     case G_PNG_LEVEL:
         if ((rc = whole_number(c, "png-level", arg, 0, 9, &v)) < 0)
             c->cfg.png_level = (int)v;

@@ -788,8 +788,8 @@ ORIENTED = []
 
 
 def make_oriented():
-    """The same picture stored under EXIF orientations 1-8, as PNG (eXIf)
-    and JPEG (APP1), each with the upright pixels Pillow's exif_transpose
+    """The same picture stored under EXIF orientations 1-8, as PNG (eXIf),
+    JPEG (APP1) and lossless WebP (EXIF chunk), each with the upright pixels Pillow's exif_transpose
     makes of it (expected/upright_*.png): what gpuimg must see on reading."""
     from PIL import ImageOps
     base = INPUTS["photo_96x64_rgb"][1]
@@ -805,20 +805,22 @@ def make_oriented():
         im = stored[o](up)
         exif = Image.Exif()
         exif[0x0112] = o
-        for ext in ("png", "jpg"):
+        for ext in ("png", "jpg", "webp"):
             rel = "inputs/oriented_%d.%s" % (o, ext)
             path = os.path.join(HERE, rel)
             if ext == "png":
                 im.save(path, exif=exif.tobytes())
+            elif ext == "webp":
+                im.save(path, lossless=True, exact=True, exif=exif.tobytes())
             else:
                 im.save(path, quality=95, exif=exif.tobytes())
             with Image.open(path) as back:
                 assert back.getexif().get(0x0112) == o, (rel, o)
                 upright = ImageOps.exif_transpose(back).convert("RGB")
-            if ext == "png":  # lossless: exactly the picture it was made from
+            if ext != "jpg":  # lossless: exactly the picture it was made from
                 assert np.array_equal(np.asarray(upright), np.asarray(up)), rel
             exp = write_png("expected/upright_%d_%s.png" % (o, ext), np.asarray(upright))
-            ORIENTED.append((rel, exp, "exact" if ext == "png" else "jpeg"))
+            ORIENTED.append((rel, exp, "jpeg" if ext == "jpg" else "exact"))
     with open(os.path.join(HERE, "expected/oriented.tsv"), "w") as f:
         f.write("# file\tupright pixels (Pillow %s exif_transpose)\ttol\n" % Image.__version__)
         for row in ORIENTED:
