@@ -9,15 +9,16 @@ SAN     ?=
 CFLAGS  += $(OPT) $(SAN) -std=c11 -Wall -Wextra -Werror -MMD -MP
 CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags stb)
 LDFLAGS += $(SAN)
-LDLIBS  = -lturbojpeg -ljpeg -lwebpmux -lwebp -ldeflate -lstb -lpng16 -lz -lm -lpthread
+LDLIBS  = -lturbojpeg -ljpeg -ltiff -lwebpmux -lwebp -ldeflate -lstb -lpng16 -lz -lm -lpthread
 CHECK_LIBS = $(shell pkg-config --libs check)
 # `make static`: Debian's static archives by full path, for a binary that
 # runs on another distribution (the GPU machine; see shared/DEVICE.md).
 ifeq ($(STATIC),1)
 ARCHIVES = /usr/lib/x86_64-linux-gnu
-LDLIBS  = $(ARCHIVES)/libturbojpeg.a $(ARCHIVES)/libwebpmux.a $(ARCHIVES)/libwebp.a \
-          $(ARCHIVES)/libdeflate.a $(ARCHIVES)/libstb.a $(ARCHIVES)/libpng16.a \
-          $(ARCHIVES)/libz.a -lm -lpthread
+LDLIBS  = $(ARCHIVES)/libtiff.a $(ARCHIVES)/libturbojpeg.a $(ARCHIVES)/libwebpmux.a \
+          $(ARCHIVES)/libwebp.a $(ARCHIVES)/libLerc.a $(ARCHIVES)/libjbig.a $(ARCHIVES)/libzstd.a \
+          $(ARCHIVES)/liblzma.a $(ARCHIVES)/libdeflate.a $(ARCHIVES)/libstb.a \
+          $(ARCHIVES)/libpng16.a $(ARCHIVES)/libz.a -lstdc++ -lm -lpthread
 CHECK_LIBS = $(ARCHIVES)/libcheck.a $(ARCHIVES)/libsubunit.a -lrt
 endif
 

@@ -4,7 +4,7 @@
 # by the README's quick start and by .ci/run). Uses sudo when not root.
 set -eu
 # clang, libclang-rt-dev (libFuzzer) and valgrind are for the tests only.
-PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libdeflate-dev check libsubunit-dev clang libclang-rt-dev valgrind"
+PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev check libsubunit-dev clang libclang-rt-dev valgrind"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive

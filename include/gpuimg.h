@@ -108,14 +108,15 @@ typedef enum gpuimg_format {
     GPUIMG_FORMAT_TGA,
     GPUIMG_FORMAT_PPM, /* binary P6; gray is widened, alpha dropped */
     GPUIMG_FORMAT_PGM, /* binary P5; colour becomes Rec.601 luma, alpha dropped */
-    GPUIMG_FORMAT_WEBP /* lossy at jpeg_quality, or lossless; gray becomes RGB */
+    GPUIMG_FORMAT_WEBP, /* lossy at jpeg_quality, or lossless; gray becomes RGB */
+    GPUIMG_FORMAT_TIFF  /* Deflate with the horizontal predictor */
 } gpuimg_format;
 
 /* The format named by a bare name ("jpg", as --format takes it)... */
 gpuimg_format gpuimg_format_from_name(const char *name);
 /* ...or by a path's extension ("out/x.png"); NONE without one. */
 gpuimg_format gpuimg_format_from_path(const char *path);
-/* The extensions written, "png, jpg, jpeg, bmp, tga, ppm, pgm, webp", for
+/* The extensions written, "png, jpg, jpeg, bmp, tga, ppm, pgm, webp, tif, tiff", for
  * messages and help... */
 const char *gpuimg_format_list(void);
 /* ...and those read (the written ones, pnm, gif and psd). */
@@ -295,7 +296,7 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
 /* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
 
 typedef struct gpuimg_file_info {
-    const char *format; /* "png", "jpeg", "bmp", "gif", "tga", "pnm", "psd" */
+    const char *format; /* "png", "jpeg", "webp", "tiff", "bmp", "gif", "tga", "pnm", "psd" */
     int width, height;  /* as gpuimg reads it: upright unless --no-auto-orient */
     int stored_width, stored_height;
     int channels;    /* as gpuimg reads it: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */

@@ -49,6 +49,13 @@ static gpuimg_status encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     return gpuimg__encode_webp(ctx, f, name, img);
 }
 
+static gpuimg_status encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_tiff(ctx, f, name, img);
+}
+
 static const struct format_row {
     const char *extensions[3]; /* the first is the one written */
     gpuimg__codec codec;       /* how a file is recognized and read */
@@ -65,6 +72,7 @@ static const struct format_row {
     {{"ppm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PPM, gpuimg__encode_pnm, 0},
     {{"pgm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PGM, gpuimg__encode_pnm, 0},
     {{"webp"}, GPUIMG__CODEC_WEBP, gpuimg__decode_webp, GPUIMG_FORMAT_WEBP, encode_webp, 0},
+    {{"tif", "tiff"}, GPUIMG__CODEC_TIFF, gpuimg__decode_tiff, GPUIMG_FORMAT_TIFF, encode_tiff, 0},
     {{"pnm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PPM},
     {{"gif"}, GPUIMG__CODEC_GIF, gpuimg__decode_gif, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
     {{"psd"}, GPUIMG__CODEC_PSD, gpuimg__decode_psd, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
@@ -174,6 +182,8 @@ gpuimg__codec gpuimg__sniff(const uint8_t *p, size_t n)
         return GPUIMG__CODEC_PSD;
     if (gpuimg__is_webp(p, n))
         return GPUIMG__CODEC_WEBP;
+    if (gpuimg__is_tiff(p, n))
+        return GPUIMG__CODEC_TIFF;
     if (gpuimg__tga_plausible(p, n))
         return GPUIMG__CODEC_TGA;
     return GPUIMG__CODEC_NONE;

@@ -27,6 +27,7 @@ typedef enum gpuimg__codec {
     GPUIMG__CODEC_PSD,
     GPUIMG__CODEC_TGA,
     GPUIMG__CODEC_WEBP,
+    GPUIMG__CODEC_TIFF,
 } gpuimg__codec;
 
 /* The codec for a file's first bytes (at least 18 of them for TGA, which
@@ -34,6 +35,14 @@ typedef enum gpuimg__codec {
 gpuimg__codec gpuimg__sniff(const uint8_t *data, size_t size);
 
 int gpuimg__is_png(const uint8_t *data, size_t size);
+/* TIFF (io_tiff.c): "II*\0" or "MM\0*"; its probe reads the tags alone. */
+int gpuimg__is_tiff(const uint8_t *data, size_t size);
+gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                  const char *name, gpuimg_image *out);
+gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name,
+                                  const gpuimg_image *img);
+gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                                 size_t size, gpuimg_file_info *out);
 /* WebP (io_webp.c): "RIFF" .... "WEBP". */
 int gpuimg__is_webp(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,

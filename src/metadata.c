@@ -420,8 +420,13 @@ gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__c
 {
     gpuimg_metadata *m;
     gpuimg_status st = gpuimg__metadata_parse(ctx, name, codec, data, size, &m);
-    if (st != GPUIMG_OK || !m)
-        return st;
+    return st != GPUIMG_OK || !m ? st : gpuimg__metadata_attach(ctx, name, m, img);
+}
+
+gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_metadata *m,
+                                      gpuimg_image *img)
+{
+    gpuimg_metadata_free(img->meta);
     img->meta = m;
     if (m->orientation > 1 && !ctx->cfg.no_auto_orient) {
         gpuimg_status st = orient(ctx, img, m->orientation);

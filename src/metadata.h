@@ -28,6 +28,12 @@ gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__
 gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                                     const uint8_t *data, size_t size, gpuimg_image *img);
 
+/* Gives img the metadata m (its own from now on) and turns the pixels
+ * upright as m->orientation says unless --no-auto-orient (the TIFF reader,
+ * whose tags libtiff reads, calls it; the others through _read). */
+gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_metadata *m,
+                                      gpuimg_image *img);
+
 /* What an encoder writes for img: pointers into its metadata (or into
  * *exif_copy, the EXIF with Orientation 1 when the pixels were oriented;
  * free it after writing). Nothing with --strip; no RGB profile into a gray

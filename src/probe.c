@@ -131,6 +131,11 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
     case GPUIMG__CODEC_JPEG: o->format = "jpeg", st = jpeg_header(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_PNM: o->format = "pnm", st = pnm_header(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_PSD: o->format = "psd", st = psd_header(ctx, name, d, size, o); break;
+    case GPUIMG__CODEC_TIFF:
+        o->format = "tiff";
+        if ((st = gpuimg__probe_tiff(ctx, name, d, size, o)) != GPUIMG_OK)
+            return st;
+        break;
     case GPUIMG__CODEC_WEBP: {
         WebPBitstreamFeatures wf;
         o->format = "webp";

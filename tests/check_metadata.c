@@ -14,6 +14,7 @@
 
 #include <jpeglib.h>
 #include <png.h>
+#include <tiffio.h>
 #include <zlib.h>
 
 #include "testutil.h"
@@ -509,6 +510,57 @@ START_TEST(webp_read_and_written)
 }
 END_TEST
 
+START_TEST(tiff_tags)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    /* the profile and XMP as TIFF's tags, read back by libtiff */
+    gpuimg_image img;
+    picture_with_metadata(&img, 3000);
+    char path[512];
+    snprintf(path, sizeof path, "%s/meta.tif", tu_tmpdir());
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    TIFF *t = TIFFOpen(path, "r");
+    ck_assert_ptr_nonnull(t);
+    uint32_t n = 0;
+    void *p = NULL;
+    ck_assert(TIFFGetField(t, TIFFTAG_ICCPROFILE, &n, &p));
+    ck_assert_uint_eq(n, 3000);
+    ck_assert_mem_eq(p, img.meta->icc, 3000);
+    ck_assert(TIFFGetField(t, TIFFTAG_XMLPACKET, &n, &p));
+    ck_assert_uint_eq(n, strlen(XMP));
+    uint16_t compression = 0;
+    TIFFGetField(t, TIFFTAG_COMPRESSION, &compression);
+    ck_assert_int_eq(compression, COMPRESSION_ADOBE_DEFLATE);
+    TIFFClose(t);
+    gpuimg_image back;
+    tu_load(ctx, path, &back);
+    ck_assert_mem_eq(back.data, img.data, 40 * 30 * 3); /* Deflate: lossless */
+    ck_assert_uint_eq(back.meta->icc_len, 3000);
+    gpuimg_image_free(&back);
+    /* the Orientation tag: 6 (stored turned a quarter anticlockwise) read upright */
+    snprintf(path, sizeof path, "%s/turned.tif", tu_tmpdir());
+    t = TIFFOpen(path, "w");
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, (uint32_t)40);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, (uint32_t)30);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)3);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)8);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_RGB);
+    TIFFSetField(t, TIFFTAG_ORIENTATION, (uint16_t)6);
+    for (uint32_t y = 0; y < 30; y++)
+        ck_assert_int_ge(TIFFWriteScanline(t, img.data + (size_t)y * 40 * 3, y, 0), 0);
+    TIFFClose(t);
+    tu_load(ctx, path, &back);
+    ck_assert_int_eq(back.width, 30);
+    ck_assert_int_eq(back.height, 40);
+    ck_assert_int_eq(back.meta->orientation, 6);
+    /* 90 clockwise: the stored top-left pixel ends top-right */
+    ck_assert_mem_eq(back.data + 29 * 3, img.data, 3);
+    gpuimg_image_free(&back);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *metadata_suite(void)
 {
     Suite *s = suite_create("metadata");
@@ -519,6 +571,7 @@ Suite *metadata_suite(void)
     tcase_add_test(tc, malformed_blocks_are_dropped);
     tcase_add_test(tc, info_from_headers);
     tcase_add_test(tc, webp_read_and_written);
+    tcase_add_test(tc, tiff_tags);
     suite_add_tcase(s, tc);
     return s;
 }

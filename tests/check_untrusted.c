@@ -13,6 +13,8 @@
 /* jpeglib.h needs stdio.h first */
 #include <jpeglib.h>
 
+#include <tiffio.h>
+
 #include "testutil.h"
 
 static gpuimg_status load_bytes(gpuimg_ctx *ctx, const void *data, size_t len, gpuimg_image *img)
@@ -576,6 +578,79 @@ START_TEST(png_chunk_longer_than_file)
 }
 END_TEST
 
+/* A TIFF written with libtiff directly: w x h, spp samples of 8 bits,
+ * contiguous or separate planes, rows of pixel x y sample s = x*7+y*3+s*50;
+ * rows_per_strip rows a strip. */
+static void write_tiff(const char *path, uint32_t w, uint32_t h, int spp, int separate,
+                       uint32_t rows_per_strip)
+{
+    TIFF *t = TIFFOpen(path, "w");
+    ck_assert_ptr_nonnull(t);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, w);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, h);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)spp);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, (uint16_t)8);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, spp >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, separate ? PLANARCONFIG_SEPARATE : PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_ROWSPERSTRIP, rows_per_strip);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_LZW);
+    uint8_t *row = malloc((size_t)w * (size_t)spp);
+    for (int p = 0; p < (separate ? spp : 1); p++)
+        for (uint32_t y = 0; y < h; y++) {
+            for (uint32_t x = 0; x < w; x++)
+                for (int s = 0; s < (separate ? 1 : spp); s++)
+                    row[x * (separate ? 1 : spp) + s] = (uint8_t)(x * 7 + y * 3 + (s + p) * 50);
+            ck_assert_int_ge(TIFFWriteScanline(t, row, y, (uint16_t)p), 0);
+        }
+    free(row);
+    TIFFClose(t);
+}
+
+START_TEST(tiff_layouts_and_lies)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    char path[512];
+    /* separate planes read as the contiguous file does */
+    gpuimg_image planar, contig;
+    snprintf(path, sizeof path, "%s/planar.tif", tu_tmpdir());
+    write_tiff(path, 29, 13, 3, 1, 4);
+    tu_load(ctx, path, &planar);
+    snprintf(path, sizeof path, "%s/contig.tif", tu_tmpdir());
+    write_tiff(path, 29, 13, 3, 0, 4);
+    tu_load(ctx, path, &contig);
+    ck_assert_int_eq(planar.channels, 3);
+    ck_assert_mem_eq(planar.data, contig.data, 29 * 13 * 3);
+    ck_assert_uint_eq(contig.data[(5 * 29 + 4) * 3 + 2], (uint8_t)(4 * 7 + 5 * 3 + 100));
+    gpuimg_image_free(&planar);
+    gpuimg_image_free(&contig);
+    /* a header over 65535 a side, refused before anything is decoded */
+    snprintf(path, sizeof path, "%s/wide.tif", tu_tmpdir());
+    write_tiff(path, 70000, 1, 1, 0, 1);
+    gpuimg_image img;
+    ck_assert_int_eq(gpuimg_load(ctx, path, &img), GPUIMG_ERR_TOO_LARGE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "70000"));
+    /* a bomb: a tiny file whose tags claim 30000 x 30000 pixels, refused from its tags */
+    uint8_t lie[] = {'I',  'I',  42, 0, 8,    0, 0,    0,    8,    0,    0x00, 0x01,
+                     4,    0,    1,  0, 0,    0, 0x30, 0x75, 0,    0,             /* width 30000 */
+                     0x01, 0x01, 4,  0, 1,    0, 0,    0,    0x30, 0x75, 0,    0, /* height 30000 */
+                     0x02, 0x01, 3,  0, 1,    0, 0,    0,    8,    0,    0,    0, /* 8 bits */
+                     0x03, 0x01, 3,  0, 1,    0, 0,    0,    5,    0,    0,    0, /* LZW */
+                     0x06, 0x01, 3,  0, 1,    0, 0,    0,    1,    0,    0,    0, /* min-is-black */
+                     0x11, 0x01, 4,  0, 1,    0, 0,    0,    110,  0,    0,    0, /* strip at 110 */
+                     0x16, 0x01, 4,  0, 1,    0, 0,    0,    0x30, 0x75, 0,    0, /* one strip */
+                     0x17, 0x01, 4,  0, 1,    0, 0,    0,    16,   0,    0,    0, /* of 16 bytes */
+                     0,    0,    0,  0, 0x80, 0, 0,    0,    0,    0,    0,    0,
+                     0,    0,    0,  0, 0,    0, 0,    0};
+    ck_assert_int_eq(gpuimg_load_memory(ctx, lie, sizeof lie, "lie.tif", &img), GPUIMG_ERR_DECODE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "cannot hold its pixels"));
+    /* a strip offset past the end of the file: a cut file */
+    lie[78] = 0xff, lie[79] = 0x7f; /* StripOffsets, the sixth entry: 10 + 5 * 12 + 8 */
+    ck_assert_int_eq(gpuimg_load_memory(ctx, lie, sizeof lie, "lie.tif", &img), GPUIMG_ERR_DECODE);
+    ck_assert_ptr_nonnull(strstr(gpuimg_ctx_error(ctx), "truncated TIFF"));
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *untrusted_suite(void)
 {
     Suite *s = suite_create("untrusted");
@@ -593,6 +668,7 @@ Suite *untrusted_suite(void)
     tcase_add_test(tc, numbers_parsed_strictly);
     tcase_add_test(tc, empty_folder_is_empty_batch);
     tcase_add_test(tc, png_chunk_longer_than_file);
+    tcase_add_test(tc, tiff_layouts_and_lies);
     suite_add_tcase(s, tc);
     return s;
 }

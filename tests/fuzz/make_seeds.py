@@ -220,6 +220,10 @@ def main():
             with open(out, "rb") as f:
                 load[name] = f.read()
             put("jpeg_bands", name, load[name])
+    golden = os.path.join(os.path.dirname(ROOT), "..", "golden", "formats")
+    for name in ("camera.tif", "camera16.tif", "rgba_lzw.tif"):  # TIFF seeds: Pillow's
+        with open(os.path.join(golden, name), "rb") as f:
+            load[name] = f.read()
     load["meta.png"] = with_metadata_png()
     load["meta.jpg"] = with_metadata_jpeg(load["q95.jpg"])
     for name, data in load.items():

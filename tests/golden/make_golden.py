@@ -1423,6 +1423,21 @@ def make_formats():
     add("camera.pgm", "exact", lambda p: Image.fromarray(gray[:, :, 0]).save(p))
     add("photo.gif", "exact", lambda p: Image.fromarray(photo).save(p))
     add("photo.psd", "exact", lambda p: open(p, "wb").write(psd_bytes(photo)))
+    # TIFF: every compression SPEC names, gray, RGBA, and 16 bits (reduced
+    # to 8 with rounding until the pipeline carries 16: the expected pixels
+    # are written here, not by Pillow, whose 16-bit conversion clips)
+    for comp, tag in (("raw", ""), ("tiff_lzw", "_lzw"), ("tiff_adobe_deflate", "_deflate"),
+                      ("packbits", "_packbits")):
+        add("photo%s.tif" % tag, "exact",
+            lambda p, comp=comp: Image.fromarray(photo).save(p, compression=comp))
+    add("camera.tif", "exact", lambda p: Image.fromarray(gray[:, :, 0]).save(p))
+    add("rgba_lzw.tif", "exact",
+        lambda p: Image.fromarray(rgba, "RGBA").save(p, compression="tiff_lzw"))
+    g16 = (gray[:, :, 0].astype(np.uint32) * 257 + np.arange(64)[None, :] * 3).astype(np.uint16)
+    Image.fromarray(g16, "I;16").save(os.path.join(d, "camera16.tif"))
+    write_png("formats/camera16_tif.png",
+              ((g16.astype(np.uint32) * 255 + 32767) // 65535).astype(np.uint8))
+    FORMATS.append(("formats/camera16.tif", "formats/camera16_tif.png", "exact"))
     # JPEG decoders may round the inverse DCT and upsampling differently.
     add("photo.jpg", "jpeg", lambda p: Image.fromarray(photo).save(p, quality=90))
     assert np.array_equal(np.asarray(Image.open(os.path.join(d, "photo.psd")).convert("RGB")), photo)

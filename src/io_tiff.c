@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/* TIFF through libtiff (SPEC §2): the first page, read from memory.
+ *
+ * Gray, gray+alpha, RGB and RGBA of 8 or 16 bits, in strips, contiguous
+ * or in separate planes, any compression libtiff decodes (none, LZW,
+ * Deflate, PackBits among them) are read sample by sample; every other
+ * layout (tiles, palettes, bilevel, YCbCr, CMYK) through libtiff's RGBA
+ * reader, at 8 bits. 16-bit samples are reduced to 8 (rounded, with a
+ * warning) until the pipeline carries 16 bits. The size is checked from
+ * the header before anything is allocated; libtiff's errors and warnings
+ * come to this file's handlers through TIFFOpenOptions (per file, thread
+ * safe), and any error fails the read. Written: Deflate with the
+ * horizontal predictor, one strip per ~64 KiB, the ICC profile and XMP as
+ * their tags. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tiffio.h>
+
+#include "io.h"
+#include "metadata.h"
+
+int gpuimg__is_tiff(const uint8_t *d, size_t n)
+{
+    return n >= 4 && ((d[0] == 'I' && d[1] == 'I' && d[2] == 42 && d[3] == 0) ||
+                      (d[0] == 'M' && d[1] == 'M' && d[2] == 0 && d[3] == 42));
+}
+
+/* A file in memory, for libtiff's client I/O: read from `data`, or
+ * written into a growing buffer. */
+typedef struct memio {
+    uint8_t *data;
+    tsize_t size, cap, pos;
+    int failed;        /* a libtiff error was reported */
+    char message[200]; /* its text */
+} memio;
+
+static tsize_t mem_read(thandle_t h, tdata_t buf, tsize_t n)
+{
+    memio *m = (memio *)h;
+    tsize_t left = m->pos < m->size ? m->size - m->pos : 0;
+    if (n > left)
+        n = left;
+    memcpy(buf, m->data + m->pos, (size_t)n);
+    m->pos += n;
+    return n;
+}
+
+static tsize_t mem_write(thandle_t h, tdata_t buf, tsize_t n)
+{
+    memio *m = (memio *)h;
+    if (m->pos + n > m->cap) {
+        tsize_t cap = m->cap ? m->cap : 65536;
+        while (cap < m->pos + n)
+            cap *= 2;
+        uint8_t *more = realloc(m->data, (size_t)cap);
+        if (!more)
+            return -1;
+        memset(more + m->cap, 0, (size_t)(cap - m->cap));
+        m->data = more;
+        m->cap = cap;
+    }
+    memcpy(m->data + m->pos, buf, (size_t)n);
+    m->pos += n;
+    if (m->pos > m->size)
+        m->size = m->pos;
+    return n;
+}
+
+static toff_t mem_seek(thandle_t h, toff_t off, int whence)
+{
+    memio *m = (memio *)h;
+    int64_t base = whence == SEEK_SET ? 0 : whence == SEEK_CUR ? m->pos : m->size;
+    int64_t to = base + (int64_t)off;
+    if (to < 0)
+        return (toff_t)-1;
+    m->pos = (tsize_t)to;
+    return (toff_t)to;
+}
+
+static int mem_close(thandle_t h)
+{
+    (void)h;
+    return 0;
+}
+
+static toff_t mem_size(thandle_t h)
+{
+    return (toff_t)((memio *)h)->size;
+}
+
+static int no_map(thandle_t h, tdata_t *base, toff_t *size)
+{
+    (void)h, (void)base, (void)size;
+    return 0;
+}
+
+static void no_unmap(thandle_t h, tdata_t base, toff_t size)
+{
+    (void)h, (void)base, (void)size;
+}
+
+static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif, (void)module;
+    memio *m = user;
+    if (!m->failed)
+        vsnprintf(m->message, sizeof m->message, fmt, ap);
+    m->failed = 1;
+    return 1;
+}
+
+static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
+{
+    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
+    return 1; /* libtiff warns of tags it does not know: nothing to tell the user */
+}
+
+static TIFF *open_memory(memio *m, const char *name, const char *mode)
+{
+    TIFFOpenOptions *opts = TIFFOpenOptionsAlloc();
+    if (!opts)
+        return NULL;
+    TIFFOpenOptionsSetErrorHandlerExtR(opts, on_error, m);
+    TIFFOpenOptionsSetWarningHandlerExtR(opts, on_warning, m);
+    TIFF *tif = TIFFClientOpenExt(name, mode, (thandle_t)m, mem_read, mem_write, mem_seek,
+                                  mem_close, mem_size, no_map, no_unmap, opts);
+    TIFFOpenOptionsFree(opts);
+    return tif;
+}
+
+static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, const memio *m)
+{
+    /* libtiff's reads past the end of the bytes there are: a cut file */
+    if (strstr(m->message, "Read error") || strstr(m->message, "Cannot read") ||
+        strstr(m->message, "Can not read") || strstr(m->message, "EOF"))
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated TIFF)",
+                            name);
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged TIFF%s%.150s)",
+                        name, m->message[0] ? ": " : "", m->message);
+}
+
+/* Before anything is allocated: every strip (or tile) inside the file, and
+ * enough of them to hold the pixels the header claims at any compression
+ * libtiff reads (LZW, the best, at most 4096 values a byte), so a small
+ * file declaring a huge image is refused from its tags. */
+static gpuimg_status data_present(gpuimg_ctx *ctx, const char *name, TIFF *tif, size_t size,
+                                  uint64_t raw_bytes)
+{
+    int tiled = TIFFIsTiled(tif);
+    uint32_t n = tiled ? TIFFNumberOfTiles(tif) : TIFFNumberOfStrips(tif);
+    uint64_t *offsets = NULL, *counts = NULL, total = 0;
+    if (!TIFFGetField(tif, tiled ? TIFFTAG_TILEOFFSETS : TIFFTAG_STRIPOFFSETS, &offsets) ||
+        !TIFFGetField(tif, tiled ? TIFFTAG_TILEBYTECOUNTS : TIFFTAG_STRIPBYTECOUNTS, &counts) ||
+        !offsets || !counts)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (damaged TIFF: no strips)", name);
+    for (uint32_t i = 0; i < n; i++) {
+        if (offsets[i] > size || counts[i] > size - offsets[i])
+            return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                                "%s: not a supported image (truncated TIFF)", name);
+        total += counts[i];
+    }
+    if (total * 4096 < raw_bytes)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (damaged TIFF: %llu bytes of data cannot "
+                            "hold its pixels)",
+                            name, (unsigned long long)total);
+    return GPUIMG_OK;
+}
+
+/* Gray/RGB with or without alpha, 8 or 16 bits, in strips: sample by
+ * sample into img. 1, or 0 on a read error. */
+static int read_strips(TIFF *tif, gpuimg_image *img, int spp, int bits, int planar, int invert)
+{
+    int w = img->width, c = img->channels;
+    tmsize_t line = TIFFScanlineSize(tif);
+    uint8_t *buf = line > 0 ? malloc((size_t)line) : NULL;
+    if (!buf)
+        return 0;
+    int planes = planar == PLANARCONFIG_SEPARATE ? spp : 1;
+    int per = planes == 1 ? spp : 1; /* samples in one scanline's pixel */
+    int ok = 1;
+    for (int p = 0; ok && p < planes; p++)
+        for (int y = 0; ok && y < img->height; y++) {
+            if (TIFFReadScanline(tif, buf, (uint32_t)y, (uint16_t)p) < 0) {
+                ok = 0;
+                break;
+            }
+            uint8_t *dst = img->data + (size_t)y * w * c;
+            for (int x = 0; x < w; x++)
+                for (int s = 0; s < per; s++) {
+                    int ch = planes == 1 ? s : p;
+                    if (ch >= c)
+                        continue; /* samples beyond the fourth are not kept */
+                    size_t k = (size_t)x * per + s;
+                    unsigned v =
+                        bits == 16 ? (((const uint16_t *)buf)[k] * 255u + 32767u) / 65535u : buf[k];
+                    if (invert && ch == 0)
+                        v = 255 - v;
+                    dst[(size_t)x * c + ch] = (uint8_t)v;
+                }
+        }
+    free(buf);
+    return ok;
+}
+
+gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                  const char *name, gpuimg_image *out)
+{
+    memset(out, 0, sizeof *out);
+    memio m = {.data = (uint8_t *)data, .size = (tsize_t)size};
+    TIFF *tif = open_memory(&m, name, "rm");
+    if (!tif)
+        return damaged(ctx, name, &m);
+    uint32_t w = 0, h = 0;
+    uint16_t spp = 1, bits = 1, planar = PLANARCONFIG_CONTIG, photo = 0, format = SAMPLEFORMAT_UINT;
+    uint16_t orientation = ORIENTATION_TOPLEFT;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_PLANARCONFIG, &planar);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLEFORMAT, &format);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    int have_photo = TIFFGetField(tif, TIFFTAG_PHOTOMETRIC, &photo);
+    gpuimg_status st = gpuimg__check_size(ctx, name, w, h);
+    if (st != GPUIMG_OK || m.failed) {
+        TIFFClose(tif);
+        return st != GPUIMG_OK ? st : damaged(ctx, name, &m);
+    }
+    if ((st = data_present(ctx, name, tif, size, (uint64_t)w * h * spp * bits / 8)) != GPUIMG_OK) {
+        TIFFClose(tif);
+        return st;
+    }
+    uint16_t extra = 0, *kinds = NULL;
+    TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds);
+    /* read sample by sample: gray or RGB, optionally one alpha after them */
+    int gray = have_photo && (photo == PHOTOMETRIC_MINISBLACK || photo == PHOTOMETRIC_MINISWHITE);
+    int rgb = have_photo && photo == PHOTOMETRIC_RGB;
+    int base = gray ? 1 : 3;
+    int direct = (gray || rgb) && !TIFFIsTiled(tif) && (bits == 8 || bits == 16) &&
+                 format == SAMPLEFORMAT_UINT && spp >= base && spp <= base + 1 + 8;
+    int c = direct ? base + (spp > base) : (extra > 0 || spp == 2 || spp == 4 ? 4 : 3);
+    if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, c)) != GPUIMG_OK) {
+        TIFFClose(tif);
+        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+    }
+    int ok;
+    if (direct) {
+        ok = read_strips(tif, out, spp, bits, planar, photo == PHOTOMETRIC_MINISWHITE);
+    } else { /* libtiff's RGBA reader: every other layout, at 8 bits */
+        uint32_t *raster = malloc((size_t)w * (size_t)h * sizeof *raster);
+        ok = raster && TIFFReadRGBAImageOriented(tif, w, h, raster, ORIENTATION_TOPLEFT, 0);
+        for (size_t i = 0; ok && i < (size_t)w * h; i++) {
+            uint32_t px = raster[i];
+            uint8_t v[4] = {(uint8_t)TIFFGetR(px), (uint8_t)TIFFGetG(px), (uint8_t)TIFFGetB(px),
+                            (uint8_t)TIFFGetA(px)};
+            memcpy(out->data + i * (size_t)c, v, (size_t)c);
+        }
+        free(raster);
+    }
+    /* the metadata libtiff read: profile, XMP and the orientation tag */
+    gpuimg_metadata *meta = NULL;
+    uint32_t icc_len = 0, xmp_len = 0;
+    void *icc = NULL, *xmp = NULL;
+    if (ok && !m.failed) {
+        TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_len, &icc);
+        TIFFGetField(tif, TIFFTAG_XMLPACKET, &xmp_len, &xmp);
+        meta = calloc(1, sizeof *meta);
+        if (meta && icc && icc_len && (meta->icc = malloc(icc_len)))
+            memcpy(meta->icc, icc, meta->icc_len = icc_len);
+        if (meta && xmp && xmp_len && (meta->xmp = malloc(xmp_len)))
+            memcpy(meta->xmp, xmp, meta->xmp_len = xmp_len);
+        if (meta) /* orientation in the file's own tag, not in EXIF */
+            meta->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    }
+    TIFFClose(tif);
+    if (!ok || m.failed) {
+        gpuimg_metadata_free(meta);
+        gpuimg_image_free(out);
+        return m.failed ? damaged(ctx, name, &m)
+                        : gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (!meta) {
+        gpuimg_image_free(out);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    }
+    if (direct && bits == 16)
+        gpuimg__warn(ctx, "%s: 16-bit TIFF reduced to 8 bits per channel", name);
+    if ((st = gpuimg__metadata_attach(ctx, name, meta, out)) != GPUIMG_OK)
+        gpuimg_image_free(out);
+    return st;
+}
+
+gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name,
+                                  const gpuimg_image *img)
+{
+    memio m = {0};
+    TIFF *tif = open_memory(&m, name, "w");
+    if (!tif)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: cannot start TIFF", name);
+    int c = img->channels, w = img->width, h = img->height;
+    TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
+    TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)h);
+    TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)c);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)8);
+    TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, c >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
+    TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+    TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
+    TIFFSetField(tif, TIFFTAG_ZIPQUALITY, ctx->cfg.png_level > 0 ? ctx->cfg.png_level : 1);
+    if (c == 2 || c == 4) {
+        uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
+        TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
+    }
+    uint32_t rows = (uint32_t)(65536 / ((size_t)w * c) + 1);
+    TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows < (uint32_t)h ? rows : (uint32_t)h);
+    gpuimg__meta_out meta;
+    gpuimg__metadata_for_output(ctx, img, &meta);
+    if (meta.icc)
+        TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)meta.icc_len, meta.icc);
+    if (meta.xmp)
+        TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)meta.xmp_len, meta.xmp);
+    free(meta.exif_copy); /* EXIF has an IFD of its own in TIFF: not written here */
+    /* each row through a copy: the horizontal predictor differences the
+     * buffer it is given in place, and img is the caller's */
+    size_t row = (size_t)w * (size_t)c;
+    uint8_t *copy = malloc(row);
+    int ok = copy != NULL;
+    for (int y = 0; ok && y < h; y++) {
+        memcpy(copy, img->data + (size_t)y * row, row);
+        ok = TIFFWriteScanline(tif, copy, (uint32_t)y, 0) >= 0;
+    }
+    free(copy);
+    TIFFClose(tif); /* writes the directory */
+    gpuimg_status st = GPUIMG_OK;
+    if (!ok || m.failed)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write TIFF%s%.150s", name,
+                          m.message[0] ? ": " : "", m.message);
+    else if ((errno = 0, fwrite(m.data, 1, (size_t)m.size, f) != (size_t)m.size))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name,
+                          strerror(errno ? errno : EIO));
+    free(m.data);
+    return st;
+}
+
+gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                                 size_t size, gpuimg_file_info *o)
+{
+    memio m = {.data = (uint8_t *)data, .size = (tsize_t)size};
+    TIFF *tif = open_memory(&m, name, "rm");
+    if (!tif)
+        return damaged(ctx, name, &m);
+    uint32_t w = 0, h = 0, icc_len = 0, xmp_len = 0;
+    uint16_t spp = 1, bits = 1, orientation = 1, extra = 0, *kinds = NULL;
+    void *icc = NULL, *xmp = NULL;
+    TIFFGetField(tif, TIFFTAG_IMAGEWIDTH, &w);
+    TIFFGetField(tif, TIFFTAG_IMAGELENGTH, &h);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_SAMPLESPERPIXEL, &spp);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_BITSPERSAMPLE, &bits);
+    TIFFGetFieldDefaulted(tif, TIFFTAG_ORIENTATION, &orientation);
+    TIFFGetField(tif, TIFFTAG_EXTRASAMPLES, &extra, &kinds);
+    if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_len, &icc) && icc)
+        gpuimg__icc_description(icc, icc_len, o->profile, sizeof o->profile);
+    TIFFGetField(tif, TIFFTAG_XMLPACKET, &xmp_len, &xmp);
+    TIFFClose(tif);
+    if (m.failed)
+        return damaged(ctx, name, &m);
+    o->stored_width = w <= 0x7fffffff ? (int)w : 0;
+    o->stored_height = h <= 0x7fffffff ? (int)h : 0;
+    int color = spp - extra >= 3;
+    o->channels = (color ? 3 : 1) + (extra > 0 || spp == 2 || spp == 4);
+    o->depth = bits;
+    o->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    o->icc_bytes = icc ? icc_len : 0;
+    o->xmp_bytes = xmp ? xmp_len : 0;
+    return GPUIMG_OK;
+}
