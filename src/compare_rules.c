@@ -43,15 +43,24 @@ static double luma_y(const double px[4])
     return px[0] * 0.29889531 + px[1] * 0.58662247 + px[2] * 0.11448223;
 }
 
-double gpuimg__yiq_delta(const uint8_t *p, const uint8_t *q, int c)
+/* Both pixels as pixelmatch compares them, RGBA blended over white; 0 when
+ * they are the same bytes (its early return: a delta of exactly 0). */
+static int blended_pair(const uint8_t *p, const uint8_t *q, int c, double a[4], double b[4])
 {
     if (same_pixel(p, q, c))
         return 0;
-    double a[4], b[4];
     rgba(p, c, a);
     rgba(q, c, b);
     blend(a);
     blend(b);
+    return 1;
+}
+
+double gpuimg__yiq_delta(const uint8_t *p, const uint8_t *q, int c)
+{
+    double a[4], b[4];
+    if (!blended_pair(p, q, c, a, b))
+        return 0;
     double y = luma_y(a) - luma_y(b);
     double i = (a[0] * 0.59597799 - a[1] * 0.2741761 - a[2] * 0.32180189) -
                (b[0] * 0.59597799 - b[1] * 0.2741761 - b[2] * 0.32180189);
@@ -74,14 +83,8 @@ int gpuimg__pixels_differ(const gpuimg_pixel_rule *rule, const uint8_t *p, const
  * every channel is equal). */
 static double brightness_delta(const uint8_t *p, const uint8_t *q, int c)
 {
-    if (same_pixel(p, q, c))
-        return 0;
     double a[4], b[4];
-    rgba(p, c, a);
-    rgba(q, c, b);
-    blend(a);
-    blend(b);
-    return luma_y(a) - luma_y(b);
+    return blended_pair(p, q, c, a, b) ? luma_y(a) - luma_y(b) : 0;
 }
 
 /* 1 when the pixel at (x1, y1) has three or more neighbours of its exact

@@ -42,20 +42,6 @@ static gpuimg_status encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
     return gpuimg__encode_jpeg(ctx, f, name, img);
 }
 
-static gpuimg_status encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
-                                 const gpuimg_image *img)
-{
-    (void)format;
-    return gpuimg__encode_webp(ctx, f, name, img);
-}
-
-static gpuimg_status encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
-                                 const gpuimg_image *img)
-{
-    (void)format;
-    return gpuimg__encode_tiff(ctx, f, name, img);
-}
-
 static const struct format_row {
     const char *extensions[3]; /* the first is the one written */
     gpuimg__codec codec;       /* how a file is recognized and read */
@@ -71,8 +57,13 @@ static const struct format_row {
     {{"tga"}, GPUIMG__CODEC_TGA, gpuimg__decode_tga, GPUIMG_FORMAT_TGA, gpuimg__encode_stb, 0},
     {{"ppm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PPM, gpuimg__encode_pnm, 0},
     {{"pgm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_PGM, gpuimg__encode_pnm, 0},
-    {{"webp"}, GPUIMG__CODEC_WEBP, gpuimg__decode_webp, GPUIMG_FORMAT_WEBP, encode_webp, 0},
-    {{"tif", "tiff"}, GPUIMG__CODEC_TIFF, gpuimg__decode_tiff, GPUIMG_FORMAT_TIFF, encode_tiff, 0},
+    {{"webp"}, GPUIMG__CODEC_WEBP, gpuimg__decode_webp, GPUIMG_FORMAT_WEBP, gpuimg__encode_webp, 0},
+    {{"tif", "tiff"},
+     GPUIMG__CODEC_TIFF,
+     gpuimg__decode_tiff,
+     GPUIMG_FORMAT_TIFF,
+     gpuimg__encode_tiff,
+     0},
     {{"pnm"}, GPUIMG__CODEC_PNM, gpuimg__decode_pnm, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PPM},
     {{"gif"}, GPUIMG__CODEC_GIF, gpuimg__decode_gif, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},
     {{"psd"}, GPUIMG__CODEC_PSD, gpuimg__decode_psd, GPUIMG_FORMAT_NONE, NULL, GPUIMG_FORMAT_PNG},

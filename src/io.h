@@ -39,7 +39,7 @@ int gpuimg__is_png(const uint8_t *data, size_t size);
 int gpuimg__is_tiff(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
-gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name,
+gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img);
 gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
                                  size_t size, gpuimg_file_info *out);
@@ -47,7 +47,7 @@ gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_
 int gpuimg__is_webp(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
-gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name,
+gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img);
 /* stb_image's test for what it takes as a TGA (no other format passes it). */
 int gpuimg__tga_plausible(const uint8_t *data, size_t size);

@@ -296,9 +296,10 @@ gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t s
     return st;
 }
 
-gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name,
+gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img)
 {
+    (void)format;
     memio m = {0};
     TIFF *tif = open_memory(&m, name, "w");
     if (!tif)

@@ -104,9 +104,10 @@ static int with_metadata(const gpuimg_ctx *ctx, const gpuimg_image *img, WebPMem
     return ok;
 }
 
-gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name,
+gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img)
 {
+    (void)format;
     if (img->width > WEBP_MAX_DIMENSION || img->height > WEBP_MAX_DIMENSION)
         return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
                             "%s: image too large for WebP (%dx%d; a side may be at most %d pixels)",
