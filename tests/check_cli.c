@@ -460,6 +460,21 @@ START_TEST(reports)
         total += counts[i];
     ck_assert_double_eq(total, 257 * 131);
     free(out);
+    /* --bins: value v in bin floor(v * N / 256); each bin sums its values */
+    ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--json", "--bins", "3"), 0);
+    double three[16];
+    ck_assert_int_eq(tu_json_numbers(out, "counts", three, 16), 9);
+    for (int k = 0; k < 3; k++) {
+        double want[3] = {0, 0, 0};
+        for (int v = 0; v < 256; v++)
+            want[v * 3 / 256] += counts[256 * k + v];
+        for (int b = 0; b < 3; b++)
+            ck_assert_double_eq(three[3 * k + b], want[b]);
+    }
+    double nbins;
+    ck_assert_int_eq(tu_json_numbers(out, "bins", &nbins, 1), 1);
+    ck_assert_double_eq(nbins, 3);
+    free(out);
     struct stat sb;
     ck_assert_int_eq(stat(plot, &sb), 0);
     ck_assert_int_eq(RUN(&out, NULL, "histogram", photo(), "--plot", plot, "--log"), 0);

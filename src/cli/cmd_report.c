@@ -5,7 +5,7 @@
 #include "cli.h"
 #include "json.h"
 
-enum { OPT_JSON = OPT_COMMAND, OPT_CSV, OPT_PLOT, OPT_LOG };
+enum { OPT_JSON = OPT_COMMAND, OPT_CSV, OPT_PLOT, OPT_LOG, OPT_BINS };
 
 /* Channel names in stored order (SPEC §3): R, G, B, A; or Y, A. */
 const char *cli_channel_name(int channels, int c)
@@ -27,7 +27,7 @@ static void json_head(const char *file, const gpuimg_image *img)
 }
 
 struct report_opts {
-    int json, csv, log;
+    int json, csv, log, bins;
     const char *plot;
 };
 
@@ -38,6 +38,14 @@ static int report_option(cli *c, void *data, int opt, const char *arg)
     case OPT_JSON: r->json = 1; break;
     case OPT_CSV: r->csv = 1; break;
     case OPT_LOG: r->log = 1; break;
+    case OPT_BINS: {
+        double v;
+        int rc = cli_whole_number(c, "bins", arg, 1, 65536, &v);
+        if (rc >= 0)
+            return rc;
+        r->bins = (int)v;
+        break;
+    }
     case OPT_PLOT:
         if (strcmp(arg, "-") == 0) {
             cli_error(c, "--plot: standard output carries the report; name a file");
@@ -85,13 +93,15 @@ static int load_one(cli *c, int argc, char **argv, const cli_spec *spec, gpuimg_
 
 static void histogram_help(void)
 {
-    printf("usage: gpuimg histogram IN [--json|--csv] [--plot PNG [--log]]\n"
+    printf("usage: gpuimg histogram IN [--bins N] [--json|--csv] [--plot PNG [--log]]\n"
            "  exact 256-bin histogram of every channel, alpha included, in stored order\n"
            "  (R, G, B, A; or Y, A). Default output: a table, one row per value.\n\n"
            "options:\n"
            "  --json      {\"file\", \"width\", \"height\", \"channels\", \"names\", \"counts\": "
            "[[256 counts] per channel]}\n"
            "  --csv       value,R,G,B rows with a header\n"
+           "  --bins N    N bins (1-65536; default 256): value v counts in bin\n"
+           "              floor(v * N / 256); the rows are bin,R,G,B, the JSON gains \"bins\"\n"
            "  --plot PNG  also write a bar chart: a panel per channel, titled with its\n"
            "              name and tallest bin, values 0-255 along the axis\n"
            "  --log       the chart's bars in log(1 + count), for images whose few huge\n"
@@ -103,7 +113,8 @@ int cmd_histogram(cli *c, int argc, char **argv)
     static const struct option opts[] = {{"json", no_argument, NULL, OPT_JSON},
                                          {"csv", no_argument, NULL, OPT_CSV},
                                          {"plot", required_argument, NULL, OPT_PLOT},
-                                         {"log", no_argument, NULL, OPT_LOG}};
+                                         {"log", no_argument, NULL, OPT_LOG},
+                                         {"bins", required_argument, NULL, OPT_BINS}};
     struct report_opts r = {0};
     const cli_spec spec = {opts, sizeof opts / sizeof opts[0], report_option, &r, histogram_help,
                            0};
@@ -129,30 +140,40 @@ int cmd_histogram(cli *c, int argc, char **argv)
         gpuimg_image_free(&img);
         return cli_fail(c, st);
     }
-    int cn = h.channels;
+    int cn = h.channels, nbins = r.bins ? r.bins : 256;
+    /* SPEC §3: value v counts in bin floor(v * N / 256) (8-bit values) */
+    uint64_t *bins = calloc((size_t)cn * (size_t)nbins, sizeof *bins);
+    if (!bins) {
+        gpuimg_image_free(&img);
+        return cli_fail(c, GPUIMG_ERR_NOMEM);
+    }
+    for (int k = 0; k < cn; k++)
+        for (int v = 0; v < 256; v++)
+            bins[(size_t)k * nbins + (size_t)v * nbins / 256] += h.counts[k][v];
     if (r.json) {
         json_head(in, &img);
-        printf(", \"counts\": [");
+        printf(", \"bins\": %d, \"counts\": [", nbins);
         for (int k = 0; k < cn; k++) {
             printf("%s[", k ? ", " : "");
-            for (int v = 0; v < 256; v++)
-                printf("%s%llu", v ? ", " : "", (unsigned long long)h.counts[k][v]);
+            for (int b = 0; b < nbins; b++)
+                printf("%s%llu", b ? ", " : "", (unsigned long long)bins[(size_t)k * nbins + b]);
             printf("]");
         }
         printf("]}\n");
     } else {
         const char *sep = r.csv ? "," : "\t";
-        printf("value");
+        printf("%s", r.bins ? "bin" : "value");
         for (int k = 0; k < cn; k++)
             printf("%s%s", sep, cli_channel_name(cn, k));
         printf("\n");
-        for (int v = 0; v < 256; v++) {
-            printf("%d", v);
+        for (int b = 0; b < nbins; b++) {
+            printf("%d", b);
             for (int k = 0; k < cn; k++)
-                printf("%s%llu", sep, (unsigned long long)h.counts[k][v]);
+                printf("%s%llu", sep, (unsigned long long)bins[(size_t)k * nbins + b]);
             printf("\n");
         }
     }
+    free(bins);
     gpuimg_image_free(&img);
     return 0;
 }
