@@ -213,13 +213,16 @@ def main():
             f.write(png(24, 17, 2, 8, png_rows(24, 17, 24, 11, (0,))))
         for name, args in [("q50.jpg", ["--jpeg-quality", "50"]),
                            ("q95.jpg", ["--jpeg-quality", "95"]),
-                           ("gray.jpg", ["grayscale"])]:
+                           ("gray.jpg", ["grayscale"]),
+                           ("lossy.webp", ["--jpeg-quality", "60"]),
+                           ("lossless.webp", ["--webp-lossless"])]:
             out = os.path.join(tmp, name)
             subprocess.run([gpuimg, "run", src, out, "--backend", "cpu", "--quiet"] + args,
                            check=True)
             with open(out, "rb") as f:
                 load[name] = f.read()
-            put("jpeg_bands", name, load[name])
+            if name.endswith(".jpg"):
+                put("jpeg_bands", name, load[name])
     golden = os.path.join(os.path.dirname(ROOT), "..", "golden", "formats")
     for name in ("camera.tif", "camera16.tif", "rgba_lzw.tif"):  # TIFF seeds: Pillow's
         with open(os.path.join(golden, name), "rb") as f:
