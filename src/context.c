@@ -14,10 +14,12 @@
 #include "pool.h"
 
 /* A backend being opened on another thread (gpuimg_ctx_expect). The thread
- * writes only here; the context adopts the result on its own thread. Once
- * open, it pins the host buffers the decoder handed it meanwhile (the
- * image being decoded and the one the download will fill), so that their
- * pinning, like the device's start, runs beside the decode. */
+ * writes only here; the context adopts the result on its own thread. Beside
+ * it, once the decoder knows the image's layout, a second thread pins the
+ * buffer being decoded into and the one the download will fill: pinning
+ * 100 MB costs tens of milliseconds (most of it faulting in the output's
+ * fresh pages), which would otherwise land in upload and download. It does
+ * not wait for the device to open: the runtime pins with or without it. */
 #define OPENER_BUFFERS 2
 struct backend_opener {
     pthread_t thread;
@@ -27,8 +29,8 @@ struct backend_opener {
     gpuimg_status st;
     double ms;
     char msg[256];
-    pthread_mutex_t lock; /* guards the two below */
-    int opened;           /* 1: too late to hand it buffers */
+    pthread_t pin_thread;
+    int pinning; /* pin_thread runs */
     struct gpuimg_buffer *pin[OPENER_BUFFERS];
 };
 
@@ -38,20 +40,21 @@ static void *open_in_background(void *arg)
     double t0 = gpuimg__now_ms();
     o->st = o->ops->open(&o->backend, o->device, o->msg, sizeof o->msg);
     o->ms = gpuimg__now_ms() - t0;
-    struct gpuimg_buffer *pin[OPENER_BUFFERS];
-    pthread_mutex_lock(&o->lock);
-    o->opened = 1;
-    memcpy(pin, o->pin, sizeof pin);
-    pthread_mutex_unlock(&o->lock);
+    return NULL;
+}
+
+static void *pin_in_background(void *arg)
+{
+    struct backend_opener *o = arg;
     for (int i = 0; i < OPENER_BUFFERS; i++)
-        if (pin[i]) /* busy until this: nobody else pins or frees them */
-            gpuimg__buffer_pin_now(pin[i], o->st == GPUIMG_OK ? o->ops : NULL);
+        if (o->pin[i]) /* busy until this: nobody else pins or frees them */
+            gpuimg__buffer_pin_now(o->pin[i], o->ops);
     return NULL;
 }
 
 /* The decoder's first take while the device is being opened: makes the
  * input's buffer (width x height x channels) and the output's (the
- * expected steps' shape) and hands both to the opener to pin. */
+ * expected steps' shape) and has them pinned beside the decode. */
 static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels)
 {
     struct backend_opener *o = ctx->opener;
@@ -63,11 +66,11 @@ static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels
     ctx->expect_steps = NULL; /* once: for this image only */
     size_t bytes[OPENER_BUFFERS] = {gpuimg__image_bytes(width, height, channels),
                                     gpuimg__image_bytes(ow, oh, oc)};
-    pthread_mutex_lock(&o->lock);
-    for (int i = 0; i < OPENER_BUFFERS && !o->opened; i++)
-        if (bytes[i])
-            o->pin[i] = gpuimg__buffer_prepare(hb, bytes[i]);
-    pthread_mutex_unlock(&o->lock);
+    for (int i = 0; i < OPENER_BUFFERS; i++)
+        o->pin[i] = bytes[i] ? gpuimg__buffer_prepare(hb, bytes[i]) : NULL;
+    o->pinning = pthread_create(&o->pin_thread, NULL, pin_in_background, o) == 0;
+    if (!o->pinning)
+        pin_in_background(o); /* no thread: here, in the decode's time */
 }
 
 gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
@@ -83,7 +86,8 @@ static void join_opener(gpuimg_ctx *ctx, struct backend_opener **result)
     *result = ctx->opener;
     if (ctx->opener) {
         pthread_join(ctx->opener->thread, NULL);
-        pthread_mutex_destroy(&ctx->opener->lock);
+        if (ctx->opener->pinning)
+            pthread_join(ctx->opener->pin_thread, NULL);
     }
     ctx->opener = NULL;
 }
@@ -319,9 +323,7 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
     }
     o->ops = gpuimg__cuda_backend();
     o->device = ctx->cfg.device;
-    pthread_mutex_init(&o->lock, NULL);
     if (pthread_create(&o->thread, NULL, open_in_background, o) != 0) {
-        pthread_mutex_destroy(&o->lock);
         free(o);
         ctx->expect_steps = NULL;
         return;

@@ -102,7 +102,8 @@ void gpuimg__host_buffers_pin_with(gpuimg_host_buffers *hb, const gpuimg_backend
 
 static void pin(struct gpuimg_buffer *buf, const gpuimg_backend_ops *ops)
 {
-    if (ops && !buf->pinned_by && ops->host_register(buf->data, buf->bytes) == GPUIMG_OK)
+    if (ops && ops->host_register && !buf->pinned_by &&
+        ops->host_register(buf->data, buf->bytes) == GPUIMG_OK)
         buf->pinned_by = ops;
 }
 

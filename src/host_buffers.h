@@ -41,14 +41,14 @@ void gpuimg__buffer_give(struct gpuimg_buffer *buf);
 void gpuimg__buffer_pin(struct gpuimg_buffer *buf);
 uint8_t *gpuimg__buffer_data(const struct gpuimg_buffer *buf);
 
-/* Makes a buffer of bytes now and pins it on another thread: pinning
- * 100 MB takes tens of milliseconds, which the opener of the device runs
- * beside the decode. The buffer waits, idle, for the take of its size;
- * a decoder may write it while it is being pinned (pinning moves no data).
- * Returns it, marked busy, for gpuimg__buffer_pin_now; NULL when out of
- * memory. */
+/* Makes a buffer of bytes now, to be pinned on another thread: pinning
+ * 100 MB takes tens of milliseconds, which a helper of the context runs
+ * beside the decode (context.c). The buffer waits, idle, for the take of
+ * its size; a decoder may write it while it is being pinned (pinning moves
+ * no data). Returns it, marked busy, for gpuimg__buffer_pin_now; NULL when
+ * out of memory. */
 struct gpuimg_buffer *gpuimg__buffer_prepare(gpuimg_host_buffers *hb, size_t bytes);
-/* The opener's thread, once its device is open: pins and clears busy. */
+/* That thread: pins with ops (NULL: leaves it pageable) and clears busy. */
 void gpuimg__buffer_pin_now(struct gpuimg_buffer *buf, const gpuimg_backend_ops *ops);
 
 #endif
