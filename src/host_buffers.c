@@ -154,10 +154,8 @@ struct gpuimg_buffer *gpuimg__buffer_take(gpuimg_host_buffers *hb, size_t bytes)
     pthread_mutex_unlock(&hb->lock);
     if (!buf && !(buf = make_buffer(hb, bytes))) {
         pthread_mutex_lock(&hb->lock);
-        int last = unref(hb); /* cannot be: the owner holds one */
+        hb->refs--; /* never the last: the owner, who takes, holds one */
         pthread_mutex_unlock(&hb->lock);
-        if (last)
-            destroy_set(hb);
         return NULL;
     }
     if (!buf->busy)

@@ -59,7 +59,6 @@ static tsize_t mem_write(thandle_t h, tdata_t buf, tsize_t n)
         uint8_t *more = realloc(m->data, (size_t)cap);
         if (!more)
             return -1;
-        memset(more + m->cap, 0, (size_t)(cap - m->cap));
         m->data = more;
         m->cap = cap;
     }

@@ -19,12 +19,20 @@ static void json_size(FILE *f, int w, int h)
         fputs("null", f);
 }
 
-static void json_u64(FILE *f, uint64_t v, int valid)
+/* ", \"name\": value", or null where it does not apply. */
+static void field_u64(FILE *f, const char *name, uint64_t v, int valid)
 {
+    fprintf(f, ", \"%s\": ", name);
     if (valid)
         fprintf(f, "%llu", (unsigned long long)v);
     else
         fputs("null", f);
+}
+
+static void field_number(FILE *f, const char *name, double v, int valid)
+{
+    fprintf(f, ", \"%s\": ", name);
+    json_number(f, v, valid);
 }
 
 static void json_thresholds(FILE *f, const compare_settings *s)
@@ -43,16 +51,11 @@ static void json_thresholds(FILE *f, const compare_settings *s)
         json_string(f, s->mask);
     else
         fputs("null", f);
-    fprintf(f, ", \"max_diff\": ");
-    json_number(f, l->max_diff, l->has_max_diff);
-    fprintf(f, ", \"max_differing\": ");
-    json_number(f, l->max_differing, l->has_max_differing);
-    fprintf(f, ", \"max_differing_pct\": ");
-    json_number(f, l->max_differing_pct, l->has_max_differing_pct);
-    fprintf(f, ", \"min_psnr\": ");
-    json_number(f, l->min_psnr, l->has_min_psnr);
-    fprintf(f, ", \"min_ssim\": ");
-    json_number(f, l->min_ssim, l->has_min_ssim);
+    field_number(f, "max_diff", l->max_diff, l->has_max_diff);
+    field_number(f, "max_differing", l->max_differing, l->has_max_differing);
+    field_number(f, "max_differing_pct", l->max_differing_pct, l->has_max_differing_pct);
+    field_number(f, "min_psnr", l->min_psnr, l->has_min_psnr);
+    field_number(f, "min_ssim", l->min_ssim, l->has_min_ssim);
     fputc('}', f);
 }
 
@@ -72,40 +75,26 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
         json_string(f, p->path);
     }
     fprintf(f, ", \"status\": \"%s\", \"pass\": %s, \"size_differs\": %s",
-            gpuimg_pair_status_name(p->status),
-            compare_pair_fails(p->status, 0) ? "false" : "true",
+            gpuimg_pair_status_name(p->status), compare_pair_fails(p->status, 0) ? "false" : "true",
             p->status == GPUIMG_PAIR_SIZE ? "true" : "false");
-    fputs(", \"width\": ", f);
-    json_number(f, r->width, compared);
-    fputs(", \"height\": ", f);
-    json_number(f, r->height, compared);
+    double pct = r->compared ? 100.0 * (double)r->differing / (double)r->compared : 0.0;
+    field_number(f, "width", r->width, compared);
+    field_number(f, "height", r->height, compared);
     fputs(", \"expected_size\": ", f);
     json_size(f, p->expected_width, p->expected_height);
     fputs(", \"actual_size\": ", f);
     json_size(f, p->actual_width, p->actual_height);
-    fputs(", \"channels\": ", f);
-    json_number(f, r->channels, compared);
-    fputs(", \"compared\": ", f);
-    json_u64(f, r->compared, compared);
-    fputs(", \"ignored\": ", f);
-    json_u64(f, r->ignored, compared);
-    fputs(", \"differing\": ", f);
-    json_u64(f, r->differing, compared);
-    fputs(", \"differing_pct\": ", f);
-    json_number(f, r->compared ? 100.0 * (double)r->differing / (double)r->compared : 0.0,
-                compared);
-    fputs(", \"forgiven\": ", f);
-    json_u64(f, r->forgiven, compared);
-    fputs(", \"max_diff\": ", f);
-    json_number(f, r->max_diff, compared);
-    fputs(", \"mae\": ", f);
-    json_number(f, r->mae, compared);
-    fputs(", \"rmse\": ", f);
-    json_number(f, r->rmse, compared);
-    fputs(", \"psnr\": ", f);
-    json_number(f, r->psnr, compared && r->has_psnr);
-    fputs(", \"ssim\": ", f);
-    json_number(f, r->ssim, compared && r->has_ssim);
+    field_number(f, "channels", r->channels, compared);
+    field_u64(f, "compared", r->compared, compared);
+    field_u64(f, "ignored", r->ignored, compared);
+    field_u64(f, "differing", r->differing, compared);
+    field_number(f, "differing_pct", pct, compared);
+    field_u64(f, "forgiven", r->forgiven, compared);
+    field_number(f, "max_diff", r->max_diff, compared);
+    field_number(f, "mae", r->mae, compared);
+    field_number(f, "rmse", r->rmse, compared);
+    field_number(f, "psnr", r->psnr, compared && r->has_psnr);
+    field_number(f, "ssim", r->ssim, compared && r->has_ssim);
     fputs(", \"bbox\": ", f);
     if (compared && r->differing > 0)
         fprintf(f, "{\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d}", r->bbox.x, r->bbox.y,
