@@ -71,6 +71,14 @@ static void make_folders(const char *exp, const char *act, int bad)
     }
 }
 
+/* The test's two folders, exp and act in its temporary folder, filled by make_folders. */
+static void test_folders(char exp[512], char act[512], int bad)
+{
+    snprintf(exp, 512, "%s/exp", tu_tmpdir());
+    snprintf(act, 512, "%s/act", tu_tmpdir());
+    make_folders(exp, act, bad);
+}
+
 static char snapshot_buf[1 << 16];
 static size_t snapshot_len;
 
@@ -112,9 +120,7 @@ static const char *snap_line(const char *snap, const char *path)
 START_TEST(folder_statuses_and_exit_codes)
 {
     char exp[512], act[512];
-    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
-    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
-    make_folders(exp, act, 1);
+    test_folders(exp, act, 1);
     char *out, *err;
     /* an unreadable file wins over every difference: exit 3 */
     ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1"), 3);
@@ -169,9 +175,7 @@ END_TEST
 START_TEST(update_and_prune_change_exactly_that)
 {
     char exp[512], act[512];
-    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
-    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
-    make_folders(exp, act, 0);
+    test_folders(exp, act, 0);
     char *before_e = snapshot(exp), *before_a = snapshot(act), *out, *err;
     /* --update alone: failed, size and new goldens become their actuals */
     ck_assert_int_eq(
@@ -235,11 +239,9 @@ END_TEST
 START_TEST(report_junit_and_json)
 {
     char exp[512], act[512], rep[512], junit[512];
-    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
-    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
+    test_folders(exp, act, 1);
     snprintf(rep, sizeof rep, "%s/report", tu_tmpdir());
     snprintf(junit, sizeof junit, "%s/junit.xml", tu_tmpdir());
-    make_folders(exp, act, 1);
     char *out, *err;
     ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1",
                          "--report", rep, "--junit", junit, "--json"),
@@ -358,9 +360,7 @@ END_TEST
 START_TEST(usage_errors)
 {
     char exp[512], act[512];
-    snprintf(exp, sizeof exp, "%s/exp", tu_tmpdir());
-    snprintf(act, sizeof act, "%s/act", tu_tmpdir());
-    make_folders(exp, act, 0);
+    test_folders(exp, act, 0);
     const char *a = tu_golden(UI);
     static const char *const bad[][4] = {
         {"--prune", NULL},     {"--ignore", "1,2,3"},  {"--ignore", "1,2,0,4"},
