@@ -57,7 +57,7 @@ export GPUIMG_BIN=$N GPUIMG_GOLDEN=$PWD/tests/golden
 echo "suite cuda rc=$?" >> $OUT/suite_cuda.log
 grep -E "^(backend|CUDA|SKIP)|%: Checks|:[FE]:|rc=|^real" $OUT/suite_cuda.log | head -30
 SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-for suite in cuda buffers golden; do
+for suite in ${SUITES:-cuda buffers golden}; do
     GPUIMG_BACKEND=cuda CK_RUN_SUITE=$suite timeout 250 "$SAN" --tool memcheck --error-exitcode 9 \
         $DIR/check_gpuimg > $OUT/memcheck_$suite.log 2>&1
     echo "memcheck $suite rc=$?" >> $OUT/memcheck_$suite.log
