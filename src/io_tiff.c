@@ -59,6 +59,9 @@ static tsize_t mem_write(thandle_t h, tdata_t buf, tsize_t n)
         uint8_t *more = realloc(m->data, (size_t)cap);
         if (!more)
             return -1;
+        /* zeroed: libtiff seeks past the end and writes there, and the gap
+         * it leaves (a word-aligned directory) is written out as it is */
+        memset(more + m->cap, 0, (size_t)(cap - m->cap));
         m->data = more;
         m->cap = cap;
     }
