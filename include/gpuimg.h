@@ -7,8 +7,9 @@
  * every function returns a gpuimg_status, and gpuimg_ctx_error() gives a
  * one-line detail naming the file or parameter at fault.
  *
- * Images on the host are interleaved (array of structures), 8 bits per
- * channel: byte y * stride + x * channels + c. The library's own images
+ * Images on the host are interleaved (array of structures), 8 or 16 bits
+ * per value: value x * channels + c of row y, rows stride bytes apart, a
+ * uint8_t or a uint16_t in the machine's byte order. The library's own images
  * have packed rows (stride = width * channels); it accepts images of your
  * own with longer rows (a view into a larger image, rows aligned by another
  * library), packing them by one copy where a kernel or encoder needs them.
@@ -67,8 +68,8 @@ void gpuimg_metadata_free(gpuimg_metadata *m);
 typedef struct gpuimg_image {
     int width, height, channels; /* channels: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */
     uint8_t *data;               /* height rows of stride bytes */
-    /* Bytes from one row to the next: at least width * channels; 0 means
-     * exactly that (so {w, h, c, data} describes packed memory of yours). */
+    /* Bytes from one row to the next: at least width * channels values; 0
+     * means exactly that (so {w, h, c, data} describes packed memory of yours). */
     size_t stride;
     /* Where the library's images live: a context's reusable host buffers,
      * pinned for the device's copy engines when CUDA is in use. NULL for
@@ -76,7 +77,14 @@ typedef struct gpuimg_image {
     gpuimg_buffer *buffer;
     /* The file's metadata (NULL: none), the image's own: freed with it. */
     gpuimg_metadata *meta;
+    /* Bits per value: 8 (uint8_t) or 16 (uint16_t, native byte order); 0
+     * means 8, so a zeroed or hand-filled image is an 8-bit one. */
+    int depth;
 } gpuimg_image;
+
+/* An image's depth, 8 or 16 (0 read as 8), and the bytes of one value. */
+int gpuimg_image_depth(const gpuimg_image *img);
+size_t gpuimg_image_value_size(const gpuimg_image *img);
 
 /* Describes memory of your own as an image (stride 0: packed rows), the
  * library's fields cleared: the way to fill a gpuimg_image by hand.
@@ -84,8 +92,14 @@ typedef struct gpuimg_image {
 void gpuimg_image_wrap(gpuimg_image *img, int width, int height, int channels, uint8_t *data,
                        size_t stride);
 
-/* Allocates a zeroed image with packed rows; on failure *img is left empty. */
+/* Allocates a zeroed 8-bit image with packed rows; on failure *img is left
+ * empty. The second takes the depth (8 or 16). */
 gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels);
+gpuimg_status gpuimg_image_alloc_depth(gpuimg_image *img, int width, int height, int channels,
+                                       int depth);
+/* A copy of src (any stride) at depth (8 or 16: 8 -> 16 is v * 257, 16 -> 8
+ * is round(v * 255 / 65535)), packed, its metadata copied. */
+gpuimg_status gpuimg_image_convert_depth(const gpuimg_image *src, int depth, gpuimg_image *dst);
 /* Frees an image from gpuimg_image_alloc or a gpuimg call: a library buffer
  * goes back to its context's set for the next image (or is freed, when that
  * context was destroyed), anything else to free(). Safe on any thread, and
@@ -106,8 +120,8 @@ typedef enum gpuimg_format {
     GPUIMG_FORMAT_JPEG,
     GPUIMG_FORMAT_BMP,
     GPUIMG_FORMAT_TGA,
-    GPUIMG_FORMAT_PPM, /* binary P6; gray is widened, alpha dropped */
-    GPUIMG_FORMAT_PGM, /* binary P5; colour becomes Rec.601 luma, alpha dropped */
+    GPUIMG_FORMAT_PPM,  /* binary P6; gray is widened, alpha dropped */
+    GPUIMG_FORMAT_PGM,  /* binary P5; colour becomes Rec.601 luma, alpha dropped */
     GPUIMG_FORMAT_WEBP, /* lossy at jpeg_quality, or lossless; gray becomes RGB */
     GPUIMG_FORMAT_TIFF  /* Deflate with the horizontal predictor */
 } gpuimg_format;
@@ -165,6 +179,10 @@ typedef struct gpuimg_config {
     int no_auto_orient;          /* 1: keep the pixels as stored, whatever EXIF says */
     int strip;                   /* 1: write no metadata (profile, EXIF, XMP) */
     int webp_lossless;           /* 1: WebP output lossless and exact */
+    /* 8 or 16: images are loaded at this depth (8 -> 16 is v * 257, 16 -> 8
+     * round(v * 255 / 65535)), so the pipeline runs and writes at it; 0
+     * keeps each file's own. */
+    int depth;
     /* Non-fatal messages (16-bit input reduced, backend fallback); may be NULL. */
     void (*warn)(void *user, const char *message);
     void *warn_user;
@@ -316,12 +334,21 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
 
 typedef struct gpuimg_histogram {
     int channels;
-    uint64_t counts[4][256];
+    int depth;           /* of the image counted: 8 or 16 */
+    int bins;            /* per channel: 1 << depth from compute, any after rebin */
+    uint64_t *counts[4]; /* bins counts each; freed by gpuimg_histogram_free */
 } gpuimg_histogram;
 
+/* Exact counts, one bin per value (256 or 65536 per channel). */
 gpuimg_status gpuimg_histogram_compute(gpuimg_ctx *ctx, const gpuimg_image *img,
                                        gpuimg_histogram *out);
-/* A bar chart (RGB), one panel and colour per channel, titled with the
+/* The counts of h (from gpuimg_histogram_compute: one bin per value)
+ * gathered into `bins` (1-65536) bins: value v of a depth-bit image falls
+ * in bin floor(v * bins / 2^depth) (SPEC §3). */
+gpuimg_status gpuimg_histogram_rebin(const gpuimg_histogram *h, int bins, gpuimg_histogram *out);
+void gpuimg_histogram_free(gpuimg_histogram *h);
+/* A bar chart (RGB) of a histogram from compute, 256 bars a channel (a
+ * 16-bit image's values gathered 256 to a bar), one panel and colour per channel, titled with the
  * channel and its tallest bin, the value axis labelled; bar heights linear
  * in the count, or in log(1 + count) when log_scale is 1. */
 gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, int log_scale, gpuimg_image *out);
@@ -329,7 +356,8 @@ gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, int log_scale, gp
 typedef struct gpuimg_stats {
     int channels;
     uint64_t count; /* pixels */
-    uint8_t min[4], max[4], median[4];
+    int depth;      /* of the image: values are 0 .. 2^depth - 1 */
+    int min[4], max[4], median[4];
     uint64_t sum[4], sum_squares[4]; /* exact */
     double mean[4], stddev[4];       /* population standard deviation */
 } gpuimg_stats;
@@ -346,7 +374,7 @@ typedef struct gpuimg_rect {
 /* Which pixels differ, and which of those count. */
 typedef struct gpuimg_compare_options {
     /* The pixel rule: a pixel differs when a channel differs by more than
-     * fuzz (0-255)... */
+     * fuzz (0-65535, in the compared images' units)... */
     int fuzz;
     /* ...or, when threshold is above 0 (at most 1), when pixelmatch's YIQ
      * distance of the two pixels blended over white exceeds 35215 threshold². */
@@ -372,6 +400,7 @@ void gpuimg_compare_options_init(gpuimg_compare_options *o);
 
 typedef struct gpuimg_compare_result {
     int width, height, channels; /* of the widened images that were compared */
+    int depth;                   /* 8, or 16 when either side is (the other widened) */
     int size_differs;            /* set (and nothing else) when the sizes differ */
     int identical;               /* every byte equal, ignored pixels included */
     uint64_t compared;           /* pixels not ignored */

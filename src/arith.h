@@ -64,10 +64,23 @@ GPUIMG_SHARED uint8_t gpuimg__round_u8(float v)
     return !(r > 0.0f) ? 0 : r >= 255.0f ? 255 : (uint8_t)r;
 }
 
+/* The same at 16 bits: clamp(floor(v + 0.5), 0, 65535). */
+GPUIMG_SHARED uint16_t gpuimg__round_u16(float v)
+{
+    float r = floorf(v + 0.5f);
+    return !(r > 0.0f) ? 0 : r >= 65535.0f ? 65535 : (uint16_t)r;
+}
+
 /* Rec.601 luma in integers: floor(0.299 R + 0.587 G + 0.114 B + 0.5), ties up. */
 GPUIMG_SHARED uint8_t gpuimg__luma(uint32_t r, uint32_t g, uint32_t b)
 {
     return (uint8_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
+}
+
+/* ...and of 16-bit values (the sums stay under 2^32: 1000 * 65535 + 500). */
+GPUIMG_SHARED uint16_t gpuimg__luma16(uint32_t r, uint32_t g, uint32_t b)
+{
+    return (uint16_t)((299u * r + 587u * g + 114u * b + 500u) / 1000u);
 }
 
 #endif

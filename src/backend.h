@@ -6,7 +6,9 @@
  * one GPUIMG_BACKEND names.
  *
  * Images cross the seam as planes (structure of arrays): one width * height
- * byte array per channel, rows packed. For a device backend the plane
+ * array per channel, rows packed, of uint8_t at depth 8 and of uint16_t
+ * (native byte order) at depth 16; plane[] points at bytes either way. Every
+ * operation's output has its input's depth. For a device backend the plane
  * pointers are device pointers; the host only sees them through upload and
  * download. Every function validates nothing the caller already guarantees:
  * dst is allocated with the right shape, radii and kernels are in range.
@@ -22,8 +24,19 @@ extern "C" {
 
 typedef struct gpuimg_planes {
     int width, height, channels;
+    int depth; /* bits per value: 8 or 16 */
     uint8_t *plane[4];
 } gpuimg_planes;
+
+/* Bytes of one value, and of one plane. */
+static inline size_t gpuimg__value_size(int depth)
+{
+    return depth == 16 ? 2 : 1;
+}
+static inline size_t gpuimg__plane_bytes(const gpuimg_planes *p)
+{
+    return (size_t)p->width * (size_t)p->height * gpuimg__value_size(p->depth);
+}
 
 /* A 2-D convolution kernel, already flipped if --flip was given. */
 typedef struct gpuimg_conv {
@@ -53,7 +66,8 @@ typedef struct gpuimg_backend_ops {
     /* Describes the device for `gpuimg info` (may be NULL). */
     void (*describe)(gpuimg_backend *be, char *text, size_t len);
 
-    gpuimg_status (*planes_alloc)(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c);
+    gpuimg_status (*planes_alloc)(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c,
+                                  int depth);
     void (*planes_free)(gpuimg_backend *be, gpuimg_planes *p);
     /* Sets every byte; the tests poison outputs with it. */
     gpuimg_status (*planes_fill)(gpuimg_backend *be, gpuimg_planes *p, uint8_t value);
@@ -91,10 +105,17 @@ typedef struct gpuimg_backend_ops {
     gpuimg_status (*grayscale)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
     gpuimg_status (*invert)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
     gpuimg_status (*equalize)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+    /* equalize --luma (SPEC §3): 3 colour planes; the table of the rounded
+     * Rec.601 luma Y, each value then (2 c lut[Y] + Y) / (2 Y) in integers,
+     * clamped (lut[0] where Y = 0). */
+    gpuimg_status (*equalize_luma)(gpuimg_backend *be, const gpuimg_planes *src,
+                                   gpuimg_planes *dst);
     /* n bytes of one plane to another. */
     gpuimg_status (*copy_plane)(gpuimg_backend *be, const uint8_t *src, uint8_t *dst, size_t n);
 
-    /* Exact counts; stats derive from them (gpuimg__stats_from_histogram). */
+    /* Exact counts, one bin per value (out->bins is 1 << depth, its counts
+     * allocated and zeroed by the caller); stats derive from them
+     * (gpuimg__stats_from_histogram). */
     gpuimg_status (*histogram)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out);
     /* Waits for queued work (a device backend's launches are asynchronous), so
      * that --time charges kernels to the kernel stage; NULL when synchronous. */
@@ -103,7 +124,9 @@ typedef struct gpuimg_backend_ops {
      * GPUIMG_SSIM_TAPS: each channel's map summed over the pixels at least
      * GPUIMG_SSIM_RADIUS from every edge whose ignore byte is 0 (ignore: a
      * plane, or NULL for none), the channels' sums added into *sum. The rest
-     * of a comparison is the host's (src/compare.c). */
+     * of a comparison is the host's (src/compare.c). At depth 16 the values
+     * are divided by 257 first: SSIM with L = 65535 is SSIM of v / 257 with
+     * L = 255 (its constants scale with L²), so one float path serves both. */
     gpuimg_status (*ssim)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
                           const uint8_t *ignore, double *sum);
 } gpuimg_backend_ops;
@@ -116,7 +139,8 @@ void gpuimg__stats_from_histogram(const gpuimg_histogram *h, uint64_t n, gpuimg_
 /* SSIM's window (SPEC §3): Gaussian σ = 1.5, radius 5, normalized. */
 #define GPUIMG_SSIM_RADIUS 5
 #define GPUIMG_SSIM_TAPS (2 * GPUIMG_SSIM_RADIUS + 1)
-/* and its constants, (K1 L)² and (K2 L)² with K1 = 0.01, K2 = 0.03, L = 255 */
+/* and its constants, (K1 L)² and (K2 L)² with K1 = 0.01, K2 = 0.03, L = 255
+ * (16-bit values are scaled to that range, above) */
 #define GPUIMG_SSIM_C1 ((0.01 * 255) * (0.01 * 255))
 #define GPUIMG_SSIM_C2 ((0.03 * 255) * (0.03 * 255))
 void gpuimg__ssim_window(double g[GPUIMG_SSIM_TAPS]);

@@ -51,7 +51,6 @@ void gpuimg_batch_cancel(void)
     atomic_store(&batch_cancelled, 1);
 }
 
-
 /* ---- bounded queues and the in-flight gate ---- */
 
 typedef struct item {
@@ -127,6 +126,7 @@ static void queue_producer_done(queue *q)
 typedef struct batch {
     const gpuimg_batch_options *opt;
     gpuimg_config cfg; /* for the workers' contexts */
+    int *depth_warned; /* the batch's context's: one "written at 8 bits" */
     gpuimg__plan plan;
     atomic_size_t next; /* the next file to decode */
     atomic_int stop;    /* --fail-fast tripped */
@@ -305,6 +305,7 @@ static encoder *encoder_take(batch *b)
         return NULL;
     }
     e->ctx->pool = b->pool; /* lent: a PNG's chunks are its pieces */
+    e->ctx->depth_warned = b->depth_warned;
     e->ctx->buffers = b->buffers;
     pthread_mutex_lock(&b->encoders_lock);
     e->next = b->encoders;
@@ -553,6 +554,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     memset(&b, 0, sizeof b);
     b.opt = opt;
     b.cfg = ctx->cfg;
+    b.depth_warned = ctx->depth_warned;
     gpuimg_status st = gpuimg__plan_batch(ctx, opt, &b.plan);
     if (st != GPUIMG_OK)
         return st;

@@ -45,6 +45,13 @@ struct pass {
     gpuimg_pixel_rule rule;
     int antialiasing, max_shift;
     gpuimg_image *diff; /* or NULL */
+    /* At 16 bits a and b hold uint16_t values; the figures and the fuzz rule
+     * read them, while the perceptual rules (pixelmatch's YIQ threshold,
+     * anti-aliasing, shift), defined on 0..255, and the picture read a8 and
+     * b8, the pair at 8 bits (a and b themselves at 8 bits), with rule8. */
+    int depth;
+    const uint8_t *a8, *b8;
+    gpuimg_pixel_rule rule8;
 };
 
 static void paint(const struct pass *p, size_t i, const uint8_t *px)
@@ -56,7 +63,7 @@ static void paint(const struct pass *p, size_t i, const uint8_t *px)
         memcpy(d, px, 3);
         return;
     }
-    const uint8_t *s = p->a + i * (size_t)p->rule.channels;
+    const uint8_t *s = p->a8 + i * (size_t)p->rule.channels;
     int y = p->rule.channels >= 3 ? gpuimg__luma(s[0], s[1], s[2]) : s[0];
     d[0] = d[1] = d[2] = (uint8_t)(85 + (y + 1) / 3);
 }
@@ -65,16 +72,19 @@ static void run_band(gpuimg_task *task)
 {
     band *bd = (band *)task;
     const struct pass *p = bd->pass;
-    int c = p->rule.channels, w = p->w;
+    int c = p->rule.channels, w = p->w, wide = p->depth == 16;
+    const uint16_t *a16 = (const uint16_t *)p->a, *b16 = (const uint16_t *)p->b;
     for (int y = bd->y0; y < bd->y1; y++)
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * (size_t)w + (size_t)x;
-            const uint8_t *pa = p->a + i * (size_t)c, *pb = p->b + i * (size_t)c;
-            int pixel_max = 0, sum = 0, squares = 0;
+            const uint8_t *pa = p->a8 + i * (size_t)c, *pb = p->b8 + i * (size_t)c;
+            int pixel_max = 0;
+            int64_t sum = 0, squares = 0; /* 4 * 65535² passes 32 bits */
             for (int k = 0; k < c; k++) {
-                int d = abs((int)pa[k] - (int)pb[k]);
+                size_t j = i * (size_t)c + (size_t)k;
+                int d = wide ? abs((int)a16[j] - (int)b16[j]) : abs((int)p->a[j] - (int)p->b[j]);
                 sum += d;
-                squares += d * d;
+                squares += (int64_t)d * d;
                 pixel_max = d > pixel_max ? d : pixel_max;
             }
             bd->any_byte_differs |= pixel_max > 0;
@@ -86,14 +96,16 @@ static void run_band(gpuimg_task *task)
             bd->sum += (uint64_t)sum;
             bd->squares += (uint64_t)squares;
             bd->max_diff = pixel_max > bd->max_diff ? pixel_max : bd->max_diff;
-            if (pixel_max == 0 || !gpuimg__pixels_differ(&p->rule, pa, pb)) {
+            int differs = p->rule.max_delta > 0 ? gpuimg__pixels_differ(&p->rule8, pa, pb)
+                                                : pixel_max > p->rule.fuzz;
+            if (pixel_max == 0 || !differs) {
                 paint(p, i, NULL);
                 continue;
             }
-            if ((p->antialiasing && (gpuimg__antialiased(p->a, x, y, w, p->h, p->b, c) ||
-                                     gpuimg__antialiased(p->b, x, y, w, p->h, p->a, c))) ||
+            if ((p->antialiasing && (gpuimg__antialiased(p->a8, x, y, w, p->h, p->b8, c) ||
+                                     gpuimg__antialiased(p->b8, x, y, w, p->h, p->a8, c))) ||
                 (p->max_shift > 0 &&
-                 gpuimg__shifted(&p->rule, p->a, p->b, x, y, w, p->h, p->max_shift))) {
+                 gpuimg__shifted(&p->rule8, p->a8, p->b8, x, y, w, p->h, p->max_shift))) {
                 bd->forgiven++;
                 paint(p, i, YELLOW);
                 continue;
@@ -159,8 +171,9 @@ static gpuimg_status classify(gpuimg_ctx *ctx, const struct pass *p, gpuimg_comp
         out->rmse = sqrt((double)squares / values);
     }
     out->has_psnr = squares > 0;
+    double top = p->depth == 16 ? 65535.0 : 255.0; /* L of SPEC §3 */
     if (out->has_psnr)
-        out->psnr = 10.0 * log10(255.0 * 255.0 / ((double)squares / values));
+        out->psnr = 10.0 * log10(top * top / ((double)squares / values));
     return GPUIMG_OK;
 }
 
@@ -189,11 +202,12 @@ static gpuimg_status ignore_map(gpuimg_ctx *ctx, const gpuimg_compare_options *o
     }
     if (o->mask) {
         const gpuimg_image *m = o->mask;
-        size_t stride = m->stride ? m->stride : (size_t)m->width * (size_t)m->channels;
+        size_t stride = gpuimg__stride(m), px = (size_t)m->channels * gpuimg_image_value_size(m);
         for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                map[(size_t)y * w + x] |=
-                    m->data[(size_t)y * stride + (size_t)x * m->channels] == 0;
+            for (int x = 0; x < w; x++) {
+                const uint8_t *v = m->data + (size_t)y * stride + (size_t)x * px;
+                map[(size_t)y * w + x] |= v[0] == 0 && (px == (size_t)m->channels || v[1] == 0);
+            }
     }
     *out = map;
     return GPUIMG_OK;
@@ -252,21 +266,35 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     gpuimg_status st = ignore_map(ctx, o, w, h, &ignore);
     if (st == GPUIMG_OK && diff && (st = gpuimg__image_take(ctx, diff, w, h, 3)) != GPUIMG_OK)
         gpuimg__fail(ctx, st, "compare: difference image: %s", gpuimg_strerror(st));
+    int depth = gpuimg_image_depth(a);
+    gpuimg_image a8 = {0}, b8 = {0}; /* at 16 bits, the pair at 8 for the perceptual rules */
+    if (st == GPUIMG_OK && depth == 16 &&
+        ((st = gpuimg__image_convert_depth(ctx, a, 8, &a8)) != GPUIMG_OK ||
+         (st = gpuimg__image_convert_depth(ctx, b, 8, &b8)) != GPUIMG_OK))
+        gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
     if (st == GPUIMG_OK) {
-        struct pass p = {
-            a->data,
-            b->data,
-            ignore,
-            w,
-            h,
-            {a->channels, o->fuzz, o->threshold > 0 ? 35215.0 * o->threshold * o->threshold : 0},
-            o->antialiasing,
-            o->max_shift,
-            diff};
+        double max_delta = o->threshold > 0 ? 35215.0 * o->threshold * o->threshold : 0;
+        /* the fuzz in 8-bit units for the shift rule's matches at 16 bits */
+        int fuzz8 = depth == 16 ? (o->fuzz * 255 * 2 + 65535) / (2 * 65535) : o->fuzz;
+        struct pass p = {a->data,
+                         b->data,
+                         ignore,
+                         w,
+                         h,
+                         {a->channels, o->fuzz, max_delta},
+                         o->antialiasing,
+                         o->max_shift,
+                         diff,
+                         depth,
+                         depth == 16 ? a8.data : a->data,
+                         depth == 16 ? b8.data : b->data,
+                         {a->channels, fuzz8, max_delta}};
         double t0 = gpuimg__now_ms();
         st = classify(ctx, &p, out);
         ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
     }
+    gpuimg_image_free(&a8);
+    gpuimg_image_free(&b8);
     if (st == GPUIMG_OK && o->ssim)
         st = ssim(ctx, a, b, ignore, out);
     free(ignore);
@@ -275,11 +303,32 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     return st;
 }
 
-/* An image as the comparison reads it: packed, in the common layout. */
+/* An image as the comparison reads it: packed, in the common layout, at
+ * the common depth (an 8-bit one beside a 16-bit one widened by v * 257). */
 static gpuimg_status common_layout(gpuimg_ctx *ctx, const gpuimg_image *img, int color, int alpha,
-                                   gpuimg_image *copy, const gpuimg_image **use)
+                                   int depth, gpuimg_image *copy, const gpuimg_image **use)
 {
     int want = (color ? 3 : 1) + (alpha ? 1 : 0);
+    if (gpuimg_image_depth(img) != depth) {
+        gpuimg_image deep;
+        gpuimg_status st = gpuimg__image_packed(ctx, img, copy, use);
+        if (st == GPUIMG_OK)
+            st = gpuimg__image_convert_depth(ctx, *use, depth, &deep);
+        gpuimg_image_free(copy);
+        if (st != GPUIMG_OK)
+            return gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+        gpuimg_metadata_free(deep.meta);
+        deep.meta = NULL;
+        if (deep.channels == want) {
+            *copy = deep;
+            *use = copy;
+            return GPUIMG_OK;
+        }
+        st = gpuimg__image_widen(ctx, &deep, color, alpha, copy);
+        gpuimg_image_free(&deep);
+        *use = copy;
+        return st == GPUIMG_OK ? st : gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+    }
     if (img->channels == want)
         return gpuimg__image_packed(ctx, img, copy, use);
     memset(copy, 0, sizeof *copy);
@@ -300,7 +349,8 @@ gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuim
     memset(out, 0, sizeof *out);
     if (diff)
         memset(diff, 0, sizeof *diff);
-    if (opt->fuzz < 0 || opt->fuzz > 255 || !(opt->threshold >= 0 && opt->threshold <= 1) ||
+    int depth = gpuimg_image_depth(a) == 16 || gpuimg_image_depth(b) == 16 ? 16 : 8;
+    if (opt->fuzz < 0 || opt->fuzz > 65535 || !(opt->threshold >= 0 && opt->threshold <= 1) ||
         opt->max_shift < 0 || opt->max_shift > 8 || opt->nignore < 0 ||
         (opt->nignore > 0 && !opt->ignore))
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "compare: invalid options");
@@ -312,14 +362,15 @@ gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuim
     int alpha = a->channels % 2 == 0 || b->channels % 2 == 0;
     gpuimg_image ca, cb;
     const gpuimg_image *wa, *wb;
-    gpuimg_status st = common_layout(ctx, a, color, alpha, &ca, &wa);
-    if (st == GPUIMG_OK && (st = common_layout(ctx, b, color, alpha, &cb, &wb)) != GPUIMG_OK)
+    gpuimg_status st = common_layout(ctx, a, color, alpha, depth, &ca, &wa);
+    if (st == GPUIMG_OK && (st = common_layout(ctx, b, color, alpha, depth, &cb, &wb)) != GPUIMG_OK)
         gpuimg_image_free(&ca);
     if (st != GPUIMG_OK)
         return st;
     out->width = a->width;
     out->height = a->height;
     out->channels = wa->channels;
+    out->depth = depth;
     st = compare_widened(ctx, wa, wb, opt, out, diff);
     gpuimg_image_free(&ca);
     gpuimg_image_free(&cb);

@@ -93,7 +93,9 @@ static gpuimg_status pair_up(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
         if (is_mask(rel))
             continue;
         gpuimg_pair *p = &out->pairs[out->npairs++];
-        p->status = order < 0 ? GPUIMG_PAIR_MISSING : order > 0 ? GPUIMG_PAIR_NEW : GPUIMG_PAIR_FAILED;
+        p->status = order < 0   ? GPUIMG_PAIR_MISSING
+                    : order > 0 ? GPUIMG_PAIR_NEW
+                                : GPUIMG_PAIR_FAILED;
         p->path = strdup(rel);
         p->expected = joined(o->expected_dir, rel);
         p->actual = joined(o->actual_dir, rel);

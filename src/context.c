@@ -55,7 +55,7 @@ static void *pin_in_background(void *arg)
 /* The decoder's first take while the device is being opened: makes the
  * input's buffer (width x height x channels) and the output's (the
  * expected steps' shape) and has them pinned beside the decode. */
-static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels)
+static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels, int depth)
 {
     struct backend_opener *o = ctx->opener;
     gpuimg_host_buffers *hb = gpuimg__ctx_buffers(ctx);
@@ -64,8 +64,8 @@ static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels
     int ow = width, oh = height, oc = channels;
     gpuimg__steps_shape(ctx->expect_steps, ctx->expect_nsteps, &ow, &oh, &oc);
     ctx->expect_steps = NULL; /* once: for this image only */
-    size_t bytes[OPENER_BUFFERS] = {gpuimg__image_bytes(width, height, channels),
-                                    gpuimg__image_bytes(ow, oh, oc)};
+    size_t bytes[OPENER_BUFFERS] = {gpuimg__image_bytes_depth(width, height, channels, depth),
+                                    gpuimg__image_bytes_depth(ow, oh, oc, depth)};
     for (int i = 0; i < OPENER_BUFFERS; i++)
         o->pin[i] = bytes[i] ? gpuimg__buffer_prepare(hb, bytes[i]) : NULL;
     o->pinning = pthread_create(&o->pin_thread, NULL, pin_in_background, o) == 0;
@@ -73,12 +73,19 @@ static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels
         pin_in_background(o); /* no thread: here, in the decode's time */
 }
 
+gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                       int channels, int depth)
+{
+    if (ctx->opener && ctx->expect_steps &&
+        gpuimg__image_bytes_depth(width, height, channels, depth))
+        prepare_buffers(ctx, width, height, channels, depth);
+    return gpuimg__image_take_plain(ctx, img, width, height, channels, depth);
+}
+
 gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                  int channels)
 {
-    if (ctx->opener && ctx->expect_steps && gpuimg__image_bytes(width, height, channels))
-        prepare_buffers(ctx, width, height, channels);
-    return gpuimg__image_take_plain(ctx, img, width, height, channels);
+    return gpuimg__image_take_depth(ctx, img, width, height, channels, 8);
 }
 
 static void join_opener(gpuimg_ctx *ctx, struct backend_opener **result)
@@ -137,7 +144,7 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
         c.backend != GPUIMG_BACKEND_CUDA)
         return GPUIMG_ERR_USAGE;
     if (c.png_level < 0 || c.png_level > 9 || c.jpeg_quality < 1 || c.jpeg_quality > 100 ||
-        c.threads < 0 || c.device < 0)
+        c.threads < 0 || c.device < 0 || (c.depth != 0 && c.depth != 8 && c.depth != 16))
         return GPUIMG_ERR_USAGE;
     if (c.max_pixels == 0)
         c.max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
@@ -146,6 +153,7 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
         return GPUIMG_ERR_NOMEM;
     ctx->cfg = c;
     ctx->split_files = 1;
+    ctx->depth_warned = &ctx->depth_warned_own;
     *out = ctx;
     return GPUIMG_OK;
 }
@@ -231,17 +239,32 @@ gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, .
     return st;
 }
 
+static void warn_va(gpuimg_ctx *ctx, const char *fmt, va_list ap)
+{
+    char text[512], line[512];
+    vsnprintf(text, sizeof text, fmt, ap);
+    gpuimg_escape_controls(text, line, sizeof line);
+    ctx->cfg.warn(ctx->cfg.warn_user, line);
+}
+
 void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...)
 {
     if (!ctx->cfg.warn)
         return;
-    char text[512], line[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    warn_va(ctx, fmt, ap);
     va_end(ap);
-    gpuimg_escape_controls(text, line, sizeof line);
-    ctx->cfg.warn(ctx->cfg.warn_user, line);
+}
+
+void gpuimg__warn_once(gpuimg_ctx *ctx, int *flag, const char *fmt, ...)
+{
+    if (!ctx->cfg.warn || __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    warn_va(ctx, fmt, ap);
+    va_end(ap);
 }
 
 double gpuimg__now_ms(void)

@@ -36,6 +36,10 @@ struct gpuimg_ctx {
      * thread pins a buffer for (the caller keeps them until its run). */
     gpuimg_step *const *expect_steps;
     int expect_nsteps;
+    /* Set once "16-bit image written at 8 bits" was said: the context's own
+     * flag, or its batch's, so that a folder of them warns once. */
+    int depth_warned_own;
+    int *depth_warned;
 };
 
 /* Called by every decoder once the header gives the size: starts opening
@@ -57,6 +61,11 @@ struct gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx);
 gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same, unless *flag was already set (it is set, atomically, here). */
+void gpuimg__warn_once(gpuimg_ctx *ctx, int *flag, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Whether a format holds 16-bit values (PNG, PPM/PGM, TIFF). */
+int gpuimg__format_holds_16(gpuimg_format format);
 
 /* The backend, opened on first use; "auto" falls back to the CPU with a warning. */
 gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
@@ -84,8 +93,13 @@ gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
 /* Monotonic milliseconds. */
 double gpuimg__now_ms(void);
 
-/* width * height * channels in size_t, or 0 when it would overflow. */
+/* width * height * channels in size_t, or 0 when it would overflow; the
+ * second times the bytes of a value at depth. */
 size_t gpuimg__image_bytes(int width, int height, int channels);
+size_t gpuimg__image_bytes_depth(int width, int height, int channels, int depth);
+/* Bytes of one packed row of img, and of its rows as stored. */
+size_t gpuimg__row_bytes(const gpuimg_image *img);
+size_t gpuimg__stride(const gpuimg_image *img);
 
 /* The context's host buffers (its own, or a batch's it shares); NULL
  * when they could not be made. */
@@ -97,12 +111,20 @@ struct gpuimg_host_buffers *gpuimg__ctx_buffers(gpuimg_ctx *ctx);
  * decode (context.c); _plain only takes (image.c). */
 gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                  int channels);
+/* The same at depth 8 or 16. */
+gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                       int channels, int depth);
 gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
-                                       int channels);
+                                       int channels, int depth);
 /* img itself when its rows are packed, else a packed copy in *copy (to be
  * freed); GPUIMG_ERR_USAGE, with a message, for an invalid image. */
 gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_image *copy,
                                    const gpuimg_image **packed);
+
+/* A packed copy of src at depth (8 or 16), from the context's buffers
+ * (ctx NULL: malloc), its metadata copied (SPEC §2's conversions). */
+gpuimg_status gpuimg__image_convert_depth(gpuimg_ctx *ctx, const gpuimg_image *src, int depth,
+                                          gpuimg_image *dst);
 
 /* Upload a host image into freshly allocated planes of the backend. */
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,

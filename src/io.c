@@ -255,6 +255,16 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     if (st == GPUIMG_OK &&
         (st = gpuimg__metadata_read(ctx, name, codec, data, size, out)) != GPUIMG_OK)
         gpuimg_image_free(out);
+    /* --depth: the image at the depth asked for, so that every step runs at it */
+    if (st == GPUIMG_OK && ctx->cfg.depth && ctx->cfg.depth != gpuimg_image_depth(out)) {
+        gpuimg_image converted;
+        st = gpuimg__image_convert_depth(ctx, out, ctx->cfg.depth, &converted);
+        gpuimg_image_free(out);
+        if (st == GPUIMG_OK)
+            *out = converted;
+        else
+            gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+    }
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }
@@ -291,6 +301,12 @@ gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
     st = gpuimg_load_memory(ctx, data, size, name, out);
     free(data);
     return st;
+}
+
+int gpuimg__format_holds_16(gpuimg_format format)
+{
+    return format == GPUIMG_FORMAT_PNG || format == GPUIMG_FORMAT_PPM ||
+           format == GPUIMG_FORMAT_PGM || format == GPUIMG_FORMAT_TIFF;
 }
 
 static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
@@ -374,7 +390,22 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
     gpuimg_status st = gpuimg__image_packed(ctx, img, &copy, &img);
     if (st != GPUIMG_OK)
         return st;
+    int want = ctx->cfg.depth ? ctx->cfg.depth : gpuimg_image_depth(img);
+    if (want == 16 && !gpuimg__format_holds_16(format)) {
+        want = 8;
+        gpuimg__warn_once(ctx, ctx->depth_warned, "%s: 16-bit image written at 8 bits (%s holds 8)",
+                          name, gpuimg_format_extension(format));
+    }
+    gpuimg_image converted = {0};
+    if (want != gpuimg_image_depth(img)) { /* SPEC §2's conversions */
+        if ((st = gpuimg__image_convert_depth(ctx, img, want, &converted)) != GPUIMG_OK) {
+            gpuimg_image_free(&copy);
+            return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        }
+        img = &converted;
+    }
     st = save_packed(ctx, path, is_stdout, name, format, img);
+    gpuimg_image_free(&converted);
     gpuimg_image_free(&copy);
     return st;
 }

@@ -97,7 +97,6 @@ gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, si
     gpuimg_image *volatile img = NULL;
     png_bytep *volatile rows = NULL;
     gpuimg_status volatile st = GPUIMG_ERR_DECODE;
-    int volatile deep = 0;
 
     if (setjmp(png_jmpbuf(png))) {
         if (st == GPUIMG_ERR_DECODE) {
@@ -121,21 +120,24 @@ gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, si
     if ((st = gpuimg__check_size(ctx, name, w, h)) != GPUIMG_OK)
         goto done;
     st = GPUIMG_ERR_DECODE;
-    int depth = png_get_bit_depth(png, info);
+    /* 16-bit samples stay 16 bits (SPEC §2), in the machine's byte order. */
+    int depth = png_get_bit_depth(png, info) == 16 ? 16 : 8;
     png_set_expand(png); /* palette -> RGB, gray < 8 bits -> 8, tRNS -> alpha */
     if (depth == 16) {
-        png_set_scale_16(png); /* rounds, where strip_16 would truncate */
-        deep = 1;
+        const uint16_t one = 1;
+        if (*(const uint8_t *)&one == 1)
+            png_set_swap(png); /* PNG stores big-endian */
     }
     png_set_interlace_handling(png);
     png_read_update_info(png, info);
     int channels = png_get_channels(png, info);
-    if (channels < 1 || channels > 4 || png_get_rowbytes(png, info) != (size_t)w * channels) {
+    size_t row = (size_t)w * (size_t)channels * (depth / 8);
+    if (channels < 1 || channels > 4 || png_get_rowbytes(png, info) != row) {
         gpuimg__fail(ctx, st, "%s: not a supported image (unexpected PNG layout)", name);
         goto done;
     }
     img = out;
-    gpuimg_status ast = gpuimg__image_take(ctx, img, (int)w, (int)h, channels);
+    gpuimg_status ast = gpuimg__image_take_depth(ctx, img, (int)w, (int)h, channels, depth);
     if (ast != GPUIMG_OK) {
         st = ast;
         gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
@@ -148,12 +150,10 @@ gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, si
         goto done;
     }
     for (png_uint_32 y = 0; y < h; y++)
-        rows[y] = img->data + (size_t)y * w * channels;
+        rows[y] = img->data + (size_t)y * row;
     png_read_image(png, rows);
     png_read_end(png, NULL); /* reads up to IEND: a cut after the pixels still fails */
     st = GPUIMG_OK;
-    if (deep) /* only once the file proved good */
-        gpuimg__warn(ctx, "%s: 16-bit PNG reduced to 8 bits per channel", name);
 done:
     free(rows);
     png_destroy_read_struct(&png, &info, NULL);

@@ -83,7 +83,8 @@ static void filter_row(const uint8_t *restrict row, const uint8_t *restrict prev
         avg[i] = (uint8_t)(row[i] - ((a + b) >> 1));
         pae[i] = (uint8_t)(row[i] - pred);
     }
-    /* A row is at most 262140 bytes: each sum fits 32 bits. */
+    /* A row is at most 524280 bytes (65535 16-bit RGBA pixels), each byte
+     * costing at most 128: each sum fits 32 bits. */
     unsigned s[5] = {0, 0, 0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         s[0] += cost(row[i]);
@@ -109,26 +110,47 @@ static unsigned zlib_header(int level)
     return h + 31 - h % 31;
 }
 
+/* Row y's bytes as PNG stores them: the image's own at 8 bits; at 16 bits
+ * big-endian, written into swap (n bytes), whatever the machine's order. */
+static const uint8_t *png_row(const gpuimg_image *img, int y, size_t n, uint8_t *swap)
+{
+    const uint8_t *row = img->data + (size_t)y * n;
+    if (img->depth != 16)
+        return row;
+    const uint16_t *v = (const uint16_t *)row;
+    for (size_t i = 0; i < n / 2; i++) {
+        swap[2 * i] = (uint8_t)(v[i] >> 8);
+        swap[2 * i + 1] = (uint8_t)v[i];
+    }
+    return swap;
+}
+
 static void deflate_chunk(gpuimg_task *task)
 {
     chunk *c = (chunk *)task;
     const gpuimg_image *img = c->img;
-    size_t n = (size_t)img->width * (size_t)img->channels, row_len = n + 1;
+    size_t n = gpuimg__row_bytes(img), row_len = n + 1;
+    int bpp = img->channels * (int)gpuimg_image_value_size(img);
     /* The rows whose filtered bytes are the dictionary, then the chunk's. */
     int yd = c->y0 - (int)((WINDOW + row_len - 1) / row_len);
     if (yd < 0)
         yd = 0;
     size_t rows = (size_t)(c->y1 - yd), own = (size_t)(c->y1 - c->y0) * row_len;
-    uint8_t *filtered = malloc(rows * row_len), *try = malloc(5 * n);
+    /* try: 4 rows of filter scratch, a row of zeros, 2 rows of 16-bit swaps */
+    uint8_t *filtered = malloc(rows * row_len), *try = malloc(7 * n);
     z_stream zs = {0};
     int zok = 0;
     if (!filtered || !try)
         goto fail;
-    uint8_t *zeros = try + 4 * n;
+    uint8_t *zeros = try + 4 * n, *swap[2] = {try + 5 * n, try + 6 * n};
     memset(zeros, 0, n);
-    for (int y = yd; y < c->y1; y++)
-        filter_row(img->data + (size_t)y * n, y ? img->data + (size_t)(y - 1) * n : zeros, n,
-                   img->channels, filtered + (size_t)(y - yd) * row_len, try);
+    /* row y's swap is swap[y & 1], so the row above's is still there */
+    const uint8_t *prev = yd ? png_row(img, yd - 1, n, swap[(yd - 1) & 1]) : zeros;
+    for (int y = yd; y < c->y1; y++) {
+        const uint8_t *row = png_row(img, y, n, swap[y & 1]);
+        filter_row(row, prev, n, bpp, filtered + (size_t)(y - yd) * row_len, try);
+        prev = row;
+    }
     const uint8_t *mine = filtered + (size_t)(c->y0 - yd) * row_len;
     c->adler = adler32(1, mine, (uInt)own);
 
@@ -251,7 +273,7 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
                                  const gpuimg_image *img)
 {
     static const uint8_t color_types[5] = {0, 0, 4, 2, 6}; /* gray, gray+alpha, RGB, RGBA */
-    size_t n = (size_t)img->width * (size_t)img->channels, row_len = n + 1;
+    size_t n = gpuimg__row_bytes(img), row_len = n + 1;
     int rows = (int)(CHUNK_BYTES / row_len) > 0 ? (int)(CHUNK_BYTES / row_len) : 1;
     size_t count = ((size_t)img->height + (size_t)rows - 1) / (size_t)rows;
     chunk *chunks = calloc(count, sizeof *chunks);
@@ -274,7 +296,7 @@ gpuimg_status gpuimg__encode_png(gpuimg_ctx *ctx, FILE *f, const char *name,
     uint8_t ihdr[13] = {0};
     put32(ihdr, (uint32_t)img->width);
     put32(ihdr + 4, (uint32_t)img->height);
-    ihdr[8] = 8; /* bits per channel; compression, filter, interlace stay 0 */
+    ihdr[8] = (uint8_t)gpuimg_image_depth(img); /* compression, filter, interlace stay 0 */
     ihdr[9] = color_types[img->channels];
     int io_ok = fwrite(signature, 1, 8, f) == 8 && write_chunk(f, "IHDR", ihdr, 13, 0, 0);
     int meta = io_ok ? write_metadata(ctx, f, img) : 1;

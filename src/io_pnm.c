@@ -96,9 +96,13 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     uint64_t need = plain ? 2 * values - 1 : values * (wide ? 2 : 1);
     if (need > n - i)
         return pnm_error(ctx, name, "truncated PNM");
-    if ((st = gpuimg__image_take(ctx, out, (int)v[0], (int)v[1], channels)) != GPUIMG_OK)
+    /* maxval over 255 is a 16-bit image (SPEC §2), scaled to 0..65535. */
+    uint64_t top = wide ? 65535 : 255;
+    if ((st = gpuimg__image_take_depth(ctx, out, (int)v[0], (int)v[1], channels, wide ? 16 : 8)) !=
+        GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     uint8_t *d = out->data;
+    uint16_t *d16 = (uint16_t *)out->data;
     const uint8_t *s = p + i;
     if (!plain && maxval == 255) {
         memcpy(d, s, values);
@@ -123,10 +127,12 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
                 return pnm_error(ctx, name, "damaged PNM: a sample is over maxval");
             }
         }
-        d[k] = (uint8_t)((x * 510 + maxval) / (2 * maxval)); /* round(x * 255 / maxval) */
+        uint64_t scaled = (x * 2 * top + maxval) / (2 * maxval); /* round(x * top / maxval) */
+        if (wide)
+            d16[k] = (uint16_t)scaled;
+        else
+            d[k] = (uint8_t)scaled;
     }
-    if (wide)
-        gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
     return GPUIMG_OK;
 }
 
@@ -134,22 +140,33 @@ gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
                                  const gpuimg_image *img)
 {
     int out_c = format == GPUIMG_FORMAT_PPM ? 3 : 1, in_c = img->channels;
-    int color = in_c >= 3;
-    size_t row_bytes = (size_t)img->width * (size_t)out_c;
+    int color = in_c >= 3, wide = gpuimg_image_depth(img) == 16;
+    size_t row_bytes = (size_t)img->width * (size_t)out_c * (wide ? 2 : 1);
     uint8_t *row = malloc(row_bytes);
     if (!row)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
-    int ok = fprintf(f, "P%c\n%d %d\n255\n", out_c == 3 ? '6' : '5', img->width, img->height) > 0;
+    int ok = fprintf(f, "P%c\n%d %d\n%d\n", out_c == 3 ? '6' : '5', img->width, img->height,
+                     wide ? 65535 : 255) > 0;
     for (int y = 0; ok && y < img->height; y++) {
-        const uint8_t *s = img->data + (size_t)y * (size_t)img->width * (size_t)in_c;
-        for (int x = 0; x < img->width; x++, s += in_c) {
-            uint8_t *d = row + (size_t)x * (size_t)out_c;
-            if (out_c == 3) {
-                d[0] = s[0];
-                d[1] = s[color ? 1 : 0];
-                d[2] = s[color ? 2 : 0];
-            } else {
-                d[0] = color ? gpuimg__luma(s[0], s[1], s[2]) : s[0];
+        const uint8_t *s8 = img->data + (size_t)y * gpuimg__row_bytes(img);
+        const uint16_t *s16 = (const uint16_t *)s8;
+        for (int x = 0; x < img->width; x++) {
+            size_t k = (size_t)x * (size_t)in_c;
+            uint32_t v[3];
+            for (int c = 0; c < 3; c++) {
+                size_t j = k + (size_t)(color ? c : 0);
+                v[c] = wide ? s16[j] : s8[j];
+            }
+            if (out_c == 1 && color)
+                v[0] = wide ? gpuimg__luma16(v[0], v[1], v[2]) : gpuimg__luma(v[0], v[1], v[2]);
+            for (int c = 0; c < out_c; c++) {
+                size_t at = (size_t)x * (size_t)out_c + (size_t)c;
+                if (wide) { /* PNM stores big-endian */
+                    row[2 * at] = (uint8_t)(v[c] >> 8);
+                    row[2 * at + 1] = (uint8_t)v[c];
+                } else {
+                    row[at] = (uint8_t)v[c];
+                }
             }
         }
         ok = fwrite(row, 1, row_bytes, f) == row_bytes;

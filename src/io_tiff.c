@@ -5,12 +5,12 @@
  * or in separate planes, any compression libtiff decodes (none, LZW,
  * Deflate, PackBits among them) are read sample by sample; every other
  * layout (tiles, palettes, bilevel, YCbCr, CMYK) through libtiff's RGBA
- * reader, at 8 bits. 16-bit samples are reduced to 8 (rounded, with a
- * warning) until the pipeline carries 16 bits. The size is checked from
+ * reader, at 8 bits. 16-bit samples stay 16 bits (libtiff gives them in
+ * the machine's byte order). The size is checked from
  * the header before anything is allocated; libtiff's errors and warnings
  * come to this file's handlers through TIFFOpenOptions (per file, thread
- * safe), and any error fails the read. Written: Deflate with the
- * horizontal predictor, one strip per ~64 KiB, the ICC profile and XMP as
+ * safe), and any error fails the read. Written: 8 or 16 bits, Deflate with
+ * the horizontal predictor, one strip per ~64 KiB, the ICC profile and XMP as
  * their tags. */
 #include <errno.h>
 #include <stdarg.h>
@@ -175,7 +175,7 @@ static gpuimg_status data_present(gpuimg_ctx *ctx, const char *name, TIFF *tif, 
 }
 
 /* Gray/RGB with or without alpha, 8 or 16 bits, in strips: sample by
- * sample into img. 1, or 0 on a read error. */
+ * sample into img (of the samples' depth). 1, or 0 on a read error. */
 static int read_strips(TIFF *tif, gpuimg_image *img, int spp, int bits, int planar, int invert)
 {
     int w = img->width, c = img->channels;
@@ -192,18 +192,21 @@ static int read_strips(TIFF *tif, gpuimg_image *img, int spp, int bits, int plan
                 ok = 0;
                 break;
             }
-            uint8_t *dst = img->data + (size_t)y * w * c;
+            uint8_t *dst = img->data + (size_t)y * gpuimg__row_bytes(img);
+            unsigned top = bits == 16 ? 65535 : 255;
             for (int x = 0; x < w; x++)
                 for (int s = 0; s < per; s++) {
                     int ch = planes == 1 ? s : p;
                     if (ch >= c)
                         continue; /* samples beyond the fourth are not kept */
-                    size_t k = (size_t)x * per + s;
-                    unsigned v =
-                        bits == 16 ? (((const uint16_t *)buf)[k] * 255u + 32767u) / 65535u : buf[k];
+                    size_t k = (size_t)x * per + s, at = (size_t)x * c + ch;
+                    unsigned v = bits == 16 ? ((const uint16_t *)buf)[k] : buf[k];
                     if (invert && ch == 0)
-                        v = 255 - v;
-                    dst[(size_t)x * c + ch] = (uint8_t)v;
+                        v = top - v;
+                    if (bits == 16)
+                        ((uint16_t *)dst)[at] = (uint16_t)v;
+                    else
+                        dst[at] = (uint8_t)v;
                 }
         }
     free(buf);
@@ -247,7 +250,8 @@ gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t s
     int direct = (gray || rgb) && !TIFFIsTiled(tif) && (bits == 8 || bits == 16) &&
                  format == SAMPLEFORMAT_UINT && spp >= base && spp <= base + 1 + 8;
     int c = direct ? base + (spp > base) : (extra > 0 || spp == 2 || spp == 4 ? 4 : 3);
-    if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, c)) != GPUIMG_OK) {
+    if ((st = gpuimg__image_take_depth(ctx, out, (int)w, (int)h, c,
+                                       direct && bits == 16 ? 16 : 8)) != GPUIMG_OK) {
         TIFFClose(tif);
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     }
@@ -291,8 +295,6 @@ gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t s
         gpuimg_image_free(out);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     }
-    if (direct && bits == 16)
-        gpuimg__warn(ctx, "%s: 16-bit TIFF reduced to 8 bits per channel", name);
     if ((st = gpuimg__metadata_attach(ctx, name, meta, out)) != GPUIMG_OK)
         gpuimg_image_free(out);
     return st;
@@ -306,11 +308,11 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
     TIFF *tif = open_memory(&m, name, "w");
     if (!tif)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: cannot start TIFF", name);
-    int c = img->channels, w = img->width, h = img->height;
+    int c = img->channels, w = img->width, h = img->height, depth = gpuimg_image_depth(img);
     TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)w);
     TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)h);
     TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)c);
-    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)8);
+    TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)depth);
     TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     TIFFSetField(tif, TIFFTAG_PHOTOMETRIC, c >= 3 ? PHOTOMETRIC_RGB : PHOTOMETRIC_MINISBLACK);
     TIFFSetField(tif, TIFFTAG_ORIENTATION, ORIENTATION_TOPLEFT);
@@ -321,7 +323,8 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
         uint16_t alpha = EXTRASAMPLE_UNASSALPHA;
         TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &alpha);
     }
-    uint32_t rows = (uint32_t)(65536 / ((size_t)w * c) + 1);
+    size_t row = gpuimg__row_bytes(img);
+    uint32_t rows = (uint32_t)(65536 / row + 1);
     TIFFSetField(tif, TIFFTAG_ROWSPERSTRIP, rows < (uint32_t)h ? rows : (uint32_t)h);
     gpuimg__meta_out meta;
     gpuimg__metadata_for_output(ctx, img, &meta);
@@ -332,7 +335,6 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
     free(meta.exif_copy); /* EXIF has an IFD of its own in TIFF: not written here */
     /* each row through a copy: the horizontal predictor differences the
      * buffer it is given in place, and img is the caller's */
-    size_t row = (size_t)w * (size_t)c;
     uint8_t *copy = malloc(row);
     int ok = copy != NULL;
     for (int y = 0; ok && y < h; y++) {

@@ -353,14 +353,16 @@ static int webp_blocks(const uint8_t *data, size_t size, gpuimg_metadata *m)
 static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
 {
     int w = img->width, h = img->height, c = img->channels, swap = o >= 5;
+    size_t px = (size_t)c * gpuimg_image_value_size(img); /* bytes of a pixel */
     gpuimg_image out;
-    gpuimg_status st = gpuimg__image_take(ctx, &out, swap ? h : w, swap ? w : h, c);
+    gpuimg_status st =
+        gpuimg__image_take_depth(ctx, &out, swap ? h : w, swap ? w : h, c, gpuimg_image_depth(img));
     if (st != GPUIMG_OK)
         return st;
     int ow = out.width, oh = out.height;
     for (int y = 0; y < oh; y++) {
-        uint8_t *d = out.data + (size_t)y * ow * c;
-        for (int x = 0; x < ow; x++, d += c) {
+        uint8_t *d = out.data + (size_t)y * ow * px;
+        for (int x = 0; x < ow; x++, d += px) {
             int sx, sy; /* where the output pixel comes from */
             switch (o) {
             case 2: sx = w - 1 - x, sy = y; break;
@@ -371,7 +373,7 @@ static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
             case 7: sx = w - 1 - y, sy = h - 1 - x; break; /* transverse */
             default: sx = w - 1 - y, sy = x; break;        /* 8: 90 anticlockwise */
             }
-            memcpy(d, img->data + ((size_t)sy * w + sx) * c, (size_t)c);
+            memcpy(d, img->data + ((size_t)sy * w + sx) * px, px);
         }
     }
     out.meta = img->meta;

@@ -288,10 +288,18 @@ static gpuimg_status invert_apply(gpuimg_backend *be, const gpuimg_step *s,
     return be->ops->invert(be, src, dst);
 }
 
+static const gpuimg_param_info equalize_params[] = {
+    {.name = "luma",
+     .type = GPUIMG_PARAM_FLAG,
+     .help = "equalize the Rec.601 luma and scale each colour by it, keeping hue"},
+};
+
 static gpuimg_status equalize_apply(gpuimg_backend *be, const gpuimg_step *s,
                                     const gpuimg_planes *src, gpuimg_planes *dst)
 {
-    (void)s;
+    /* --luma on gray is the per-channel equalization of its one plane */
+    if (s->value[0] && src->channels == 3)
+        return be->ops->equalize_luma(be, src, dst);
     return be->ops->equalize(be, src, dst);
 }
 
@@ -362,17 +370,18 @@ static const gpuimg__op ops[] = {
      .cost = pass_cost,
      .example = "grayscale",
      .value_op = 1},
-    {.info = {"invert", "255 - v (alpha unchanged)", 0, NULL},
+    {.info = {"invert", "255 - v, 65535 - v at 16 bits (alpha unchanged)", 0, NULL},
      .shape = same_shape,
      .apply = invert_apply,
      .cost = pass_cost,
      .example = "invert",
      .value_op = 1},
-    {.info = {"equalize", "histogram equalization per channel (alpha unchanged)", 0, NULL},
+    {.info = {"equalize", "histogram equalization per channel, or of the luma (alpha unchanged)",
+              PARAMS(equalize_params)},
      .shape = same_shape,
      .apply = equalize_apply,
      .cost = pass_cost,
-     .example = "equalize",
+     .example = "equalize:luma=1",
      .value_op = 1},
 };
 
@@ -628,7 +637,7 @@ gpuimg_status gpuimg__step_apply(gpuimg_ctx *ctx, gpuimg_backend *be, const gpui
 {
     int w, h, c;
     s->op->shape(s, src->width, src->height, src->channels, &w, &h, &c);
-    gpuimg_status st = be->ops->planes_alloc(be, dst, w, h, c);
+    gpuimg_status st = be->ops->planes_alloc(be, dst, w, h, c, src->depth);
     if (st == GPUIMG_OK && poison >= 0)
         st = be->ops->planes_fill(be, dst, (uint8_t)poison);
     if (st == GPUIMG_OK && s->op->value_op) {
@@ -642,8 +651,7 @@ gpuimg_status gpuimg__step_apply(gpuimg_ctx *ctx, gpuimg_backend *be, const gpui
         st = s->op->apply(be, s, &colour_src, &colour_dst);
         if (st == GPUIMG_OK && alpha)
             st = be->ops->copy_plane(be, src->plane[src->channels - 1],
-                                     dst->plane[dst->channels - 1],
-                                     (size_t)src->width * (size_t)src->height);
+                                     dst->plane[dst->channels - 1], gpuimg__plane_bytes(src));
     } else if (st == GPUIMG_OK) {
         st = s->op->apply(be, s, src, dst);
     }

@@ -20,7 +20,8 @@ gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_i
      * pinned here, once: its buffer stays pinned for the images after. */
     if (packed->buffer)
         gpuimg__buffer_pin(packed->buffer);
-    st = be->ops->planes_alloc(be, planes, img->width, img->height, img->channels);
+    st = be->ops->planes_alloc(be, planes, img->width, img->height, img->channels,
+                               gpuimg_image_depth(img));
     if (st == GPUIMG_OK && (st = be->ops->upload(be, packed, planes)) != GPUIMG_OK)
         be->ops->planes_free(be, planes);
     gpuimg_image_free(&copy);
@@ -62,7 +63,7 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
 
     if (st == GPUIMG_OK) {
         t0 = gpuimg__now_ms();
-        st = gpuimg__image_take(ctx, out, cur.width, cur.height, cur.channels);
+        st = gpuimg__image_take_depth(ctx, out, cur.width, cur.height, cur.channels, cur.depth);
         if (st != GPUIMG_OK)
             gpuimg__fail(ctx, st, "output image: %s", gpuimg_strerror(st));
         else if ((st = be->ops->download(be, &cur, out)) != GPUIMG_OK) {

@@ -105,10 +105,21 @@ gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, int log_scale, gp
     int cn = h->channels;
     if (cn < 1 || cn > 4)
         return GPUIMG_ERR_USAGE;
+    /* 256 bars whatever the depth: a 16-bit histogram's values gathered */
+    gpuimg_histogram bars = {0};
+    if (h->bins != 256) {
+        gpuimg_status st = gpuimg_histogram_rebin(h, 256, &bars);
+        if (st != GPUIMG_OK)
+            return st;
+        h = &bars;
+    }
     int width = 256 * BAR + 2 * MARGIN, height = cn * PANEL + MARGIN;
     gpuimg_status st = gpuimg_image_alloc(out, width, height, 3);
-    if (st != GPUIMG_OK)
+    if (st != GPUIMG_OK) {
+        gpuimg_histogram_free(&bars);
         return st;
+    }
+    int top_value = h->depth == 16 ? 65535 : 255;
     memset(out->data, 255, (size_t)width * (size_t)height * 3);
     for (int c = 0; c < cn; c++) {
         const uint8_t *color = cn >= 3 ? rgb_colors[c] : gray_colors[c];
@@ -138,8 +149,9 @@ gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, int log_scale, gp
             int x = MARGIN + ticks[t] * BAR + (ticks[t] == 255 ? BAR - 1 : 0);
             for (int y = base + 1; y <= base + 4; y++)
                 put(out, x, y, black);
-            char label[8];
-            snprintf(label, sizeof label, "%d", ticks[t]);
+            char label[16]; /* in the image's values: 0 .. 65535 at 16 bits */
+            snprintf(label, sizeof label, "%d",
+                     ticks[t] == 255 ? top_value : ticks[t] * (top_value + 1) / 256);
             int lx = x - text_width(label) / 2;
             if (lx + text_width(label) > width - 1)
                 lx = width - 1 - text_width(label);
@@ -149,5 +161,6 @@ gpuimg_status gpuimg_histogram_plot(const gpuimg_histogram *h, int log_scale, gp
             draw_text(out, MARGIN + 96 * BAR - text_width("VALUE") / 2, base + 7 + GLYPH_H + 1,
                       "VALUE", black);
     }
+    gpuimg_histogram_free(&bars);
     return GPUIMG_OK;
 }

@@ -177,7 +177,12 @@ START_TEST(strided_images_read_as_packed)
     gpuimg_histogram hp, hs;
     ck_assert_int_eq(gpuimg_histogram_compute(ctx, &packed, &hp), GPUIMG_OK);
     ck_assert_int_eq(gpuimg_histogram_compute(ctx, &strided, &hs), GPUIMG_OK);
-    ck_assert_mem_eq(&hp, &hs, sizeof hp);
+    ck_assert_int_eq(hp.bins, 256);
+    ck_assert_int_eq(hs.bins, 256);
+    for (int c = 0; c < 3; c++)
+        ck_assert_mem_eq(hp.counts[c], hs.counts[c], 256 * sizeof hp.counts[c][0]);
+    gpuimg_histogram_free(&hp);
+    gpuimg_histogram_free(&hs);
 
     char pa[4096], pb[4096];
     snprintf(pa, sizeof pa, "%s/packed.png", tu_tmpdir());

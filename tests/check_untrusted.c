@@ -113,8 +113,15 @@ START_TEST(pnm_grammar)
     static const uint8_t deep[] = {'P', '5', ' ', '2',  ' ',  '1',  ' ',  '6', '5',
                                    '5', '3', '5', '\n', 0x80, 0x00, 0xFF, 0xFF};
     ck_assert_int_eq(load_bytes(ctx, deep, sizeof deep, &img), GPUIMG_OK);
-    ck_assert_int_eq(img.data[0], (0x8000 * 255 + 32767) / 65535);
-    ck_assert_int_eq(img.data[1], 255);
+    ck_assert_int_eq(img.depth, 16); /* maxval 65535: 16 bits, as stored */
+    ck_assert_int_eq(((const uint16_t *)img.data)[0], 0x8000);
+    ck_assert_int_eq(((const uint16_t *)img.data)[1], 65535);
+    gpuimg_image_free(&img);
+    static const uint8_t odd[] = {'P', '5', ' ', '1', ' ',  '1',  ' ',
+                                  '1', '0', '0', '0', '\n', 0x01, 0xF4};
+    ck_assert_int_eq(load_bytes(ctx, odd, sizeof odd, &img), GPUIMG_OK);
+    ck_assert_int_eq(img.depth, 16); /* maxval 1000: scaled to 0..65535 */
+    ck_assert_int_eq(((const uint16_t *)img.data)[0], (500 * 65535 * 2 + 1000) / 2000);
     gpuimg_image_free(&img);
     static const char over[] = "P5 1 1 100\n\200";
     assert_refused(ctx, over, sizeof over - 1, GPUIMG_ERR_DECODE, "over maxval", "P5 over");

@@ -48,43 +48,43 @@ struct compare_opts {
 
 static void compare_help(void)
 {
-    printf(
-        "usage: gpuimg compare A B [options]\n"
-        "       gpuimg compare EXPECTED_DIR ACTUAL_DIR [options]\n"
-        "  golden-image comparison. Two images of the same size (a gray or alpha-less one\n"
-        "  widened: gray -> RGB, missing alpha = 255): max_diff, differing pixels, mae,\n"
-        "  rmse, psnr, ssim. Two folders: every image with the same relative path in both,\n"
-        "  one line per pair that is not identical or passed, then a summary.\n"
-        "  exit 0: within tolerance; 1: differs beyond it (sizes, missing, new included);\n"
-        "  3: a file cannot be read. With no limit option one counted pixel fails.\n\n"
-        "which pixels differ:\n"
-        "  --fuzz T             a channel differing by more than T (0-255; default 0)\n"
-        "  --threshold D        instead, pixelmatch's YIQ colour distance above D (0-1;\n"
-        "                       0.1 is pixelmatch's default)\n"
-        "  --antialiasing       forgive pixels that are anti-aliasing in either image\n"
-        "  --max-shift N        forgive a pixel matched within N pixels both ways (0-8)\n"
-        "  --ignore X,Y,W,H     never count this rectangle (repeatable)\n"
-        "  --mask PNG           never count pixels whose first channel is 0 (A's size);\n"
-        "                       in folders, a golden NAME.EXT takes NAME.mask.png\n"
-        "limits (every one given must hold):\n"
-        "  --max-diff N         no channel differs by more than N (0-255)\n"
-        "  --max-differing N    at most N counted pixels; N%% for a percentage; both may\n"
-        "                       be given\n"
-        "  --min-psnr DB        PSNR >= DB (identical: infinite)\n"
-        "  --min-ssim S         SSIM >= S (-1 to 1); n/a under 11 pixels a side\n"
-        "output:\n"
-        "  --ssim               compute SSIM (the costly figure) without --min-ssim\n"
-        "  --diff PNG           A's luma at one-third contrast: counted pixels red,\n"
-        "                       forgiven yellow, ignored dark blue (one pair)\n"
-        "  --json               one JSON document instead of text\n"
-        "folders:\n"
-        "  --recursive          descend into subfolders\n"
-        "  --allow-new          an actual with no golden does not fail\n"
-        "  --report DIR         an HTML report (DIR/index.html, report.json, images)\n"
-        "  --junit FILE         JUnit XML, one test case per pair\n"
-        "  --update             copy the actual over each failed, size and new golden\n"
-        "  --prune              with --update: delete goldens with no actual (and masks)\n"
-        "  --jobs N             pairs at once (default: every core)\n");
+    printf("usage: gpuimg compare A B [options]\n"
+           "       gpuimg compare EXPECTED_DIR ACTUAL_DIR [options]\n"
+           "  golden-image comparison. Two images of the same size (a gray or alpha-less one\n"
+           "  widened: gray -> RGB, missing alpha = 255): max_diff, differing pixels, mae,\n"
+           "  rmse, psnr, ssim. Two folders: every image with the same relative path in both,\n"
+           "  one line per pair that is not identical or passed, then a summary.\n"
+           "  exit 0: within tolerance; 1: differs beyond it (sizes, missing, new included);\n"
+           "  3: a file cannot be read. With no limit option one counted pixel fails.\n\n"
+           "which pixels differ:\n"
+           "  --fuzz T             a channel differing by more than T (0-65535, in the\n"
+           "                       images' units: 0-255, or 0-65535 at 16 bits; default 0)\n"
+           "  --threshold D        instead, pixelmatch's YIQ colour distance above D (0-1;\n"
+           "                       0.1 is pixelmatch's default)\n"
+           "  --antialiasing       forgive pixels that are anti-aliasing in either image\n"
+           "  --max-shift N        forgive a pixel matched within N pixels both ways (0-8)\n"
+           "  --ignore X,Y,W,H     never count this rectangle (repeatable)\n"
+           "  --mask PNG           never count pixels whose first channel is 0 (A's size);\n"
+           "                       in folders, a golden NAME.EXT takes NAME.mask.png\n"
+           "limits (every one given must hold):\n"
+           "  --max-diff N         no channel differs by more than N (0-65535)\n"
+           "  --max-differing N    at most N counted pixels; N%% for a percentage; both may\n"
+           "                       be given\n"
+           "  --min-psnr DB        PSNR >= DB (identical: infinite)\n"
+           "  --min-ssim S         SSIM >= S (-1 to 1); n/a under 11 pixels a side\n"
+           "output:\n"
+           "  --ssim               compute SSIM (the costly figure) without --min-ssim\n"
+           "  --diff PNG           A's luma at one-third contrast: counted pixels red,\n"
+           "                       forgiven yellow, ignored dark blue (one pair)\n"
+           "  --json               one JSON document instead of text\n"
+           "folders:\n"
+           "  --recursive          descend into subfolders\n"
+           "  --allow-new          an actual with no golden does not fail\n"
+           "  --report DIR         an HTML report (DIR/index.html, report.json, images)\n"
+           "  --junit FILE         JUnit XML, one test case per pair\n"
+           "  --update             copy the actual over each failed, size and new golden\n"
+           "  --prune              with --update: delete goldens with no actual (and masks)\n"
+           "  --jobs N             pairs at once (default: every core)\n");
 }
 
 /* "X,Y,W,H" of whole numbers, W and H above 0. */
@@ -96,8 +96,7 @@ static int parse_rect(cli *c, const char *arg, gpuimg_rect *r)
     for (char *tok = text ? strtok(text, ",") : NULL; ok && tok; tok = strtok(NULL, ",")) {
         while (*tok == ' ')
             tok++;
-        ok = n < 4 && gpuimg_parse_number(tok, &v[n]) && v[n] == floor(v[n]) &&
-             fabs(v[n]) <= 1e9;
+        ok = n < 4 && gpuimg_parse_number(tok, &v[n]) && v[n] == floor(v[n]) && fabs(v[n]) <= 1e9;
         n++;
     }
     free(text);
@@ -116,7 +115,7 @@ static int limit_option(cli *c, struct compare_opts *o, int opt, const char *arg
     int rc = -1;
     switch (opt) {
     case OPT_MAX_DIFF:
-        if ((rc = cli_whole_number(c, "max-diff", arg, 0, 255, &v)) < 0) {
+        if ((rc = cli_whole_number(c, "max-diff", arg, 0, 65535, &v)) < 0) {
             l->max_diff = (int)v;
             l->has_max_diff = 1;
         }
@@ -171,7 +170,9 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     case OPT_JUNIT:
         if (strcmp(arg, "-") == 0) {
             cli_error(c, "--%s: standard output carries the report; name a file",
-                      opt == OPT_DIFF ? "diff" : opt == OPT_REPORT ? "report" : "junit");
+                      opt == OPT_DIFF     ? "diff"
+                      : opt == OPT_REPORT ? "report"
+                                          : "junit");
             return EXIT_USAGE;
         }
         *(opt == OPT_DIFF ? &o->diff : opt == OPT_REPORT ? &o->report : &o->junit) = arg;
@@ -185,7 +186,7 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     case OPT_PRUNE: o->prune = 1; break;
     case OPT_MASK: o->s.mask = arg; break;
     case OPT_FUZZ:
-        if ((rc = cli_whole_number(c, "fuzz", arg, 0, 255, &v)) < 0)
+        if ((rc = cli_whole_number(c, "fuzz", arg, 0, 65535, &v)) < 0)
             co->fuzz = (int)v;
         break;
     case OPT_THRESHOLD:
@@ -291,9 +292,9 @@ static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const
         snprintf(p.reason, sizeof p.reason, "size differs: %dx%d vs %dx%d", p.expected_width,
                  p.expected_height, p.actual_width, p.actual_height);
     } else {
-        p.status = p.failed               ? GPUIMG_PAIR_FAILED
-                   : p.result.identical   ? GPUIMG_PAIR_IDENTICAL
-                                          : GPUIMG_PAIR_PASSED;
+        p.status = p.failed             ? GPUIMG_PAIR_FAILED
+                   : p.result.identical ? GPUIMG_PAIR_IDENTICAL
+                                        : GPUIMG_PAIR_PASSED;
     }
     if (o->json) {
         compare_json_record(stdout, &p, &o->s, 1);
@@ -378,8 +379,9 @@ int cmd_compare(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     if (folders && (o.diff || o.s.mask)) {
-        cli_error(c, "%s: only for two images (in folders, the report has the differences and "
-                     "NAME.mask.png the masks)",
+        cli_error(c,
+                  "%s: only for two images (in folders, the report has the differences and "
+                  "NAME.mask.png the masks)",
                   o.diff ? "--diff" : "--mask");
         return EXIT_USAGE;
     }
@@ -455,7 +457,8 @@ int compare_folders(cli *c, struct compare_opts *o, const char *expected, const 
         io_failed = 1;
     }
     size_t updated = 0, pruned = 0;
-    if (o->update && gpuimg_update_goldens(c->ctx, &res, o->prune, &updated, &pruned) != GPUIMG_OK) {
+    if (o->update &&
+        gpuimg_update_goldens(c->ctx, &res, o->prune, &updated, &pruned) != GPUIMG_OK) {
         cli_fail(c, GPUIMG_ERR_IO);
         io_failed = 1;
     }

@@ -19,8 +19,8 @@ static void json_head(const char *file, const gpuimg_image *img)
 {
     printf("{\"file\": ");
     json_string(stdout, file);
-    printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"names\": [", img->width,
-           img->height, img->channels);
+    printf(", \"width\": %d, \"height\": %d, \"channels\": %d, \"depth\": %d, \"names\": [",
+           img->width, img->height, img->channels, gpuimg_image_depth(img));
     for (int k = 0; k < img->channels; k++)
         printf("%s\"%s\"", k ? ", " : "", cli_channel_name(img->channels, k));
     printf("]");
@@ -95,15 +95,16 @@ static void histogram_help(void)
 {
     printf("usage: gpuimg histogram IN [--bins N] [--json|--csv] [--plot PNG [--log]]\n"
            "  exact 256-bin histogram of every channel, alpha included, in stored order\n"
-           "  (R, G, B, A; or Y, A). Default output: a table, one row per value.\n\n"
+           "  (R, G, B, A; or Y, A). Default output: a table, one row per bin.\n\n"
            "options:\n"
            "  --json      {\"file\", \"width\", \"height\", \"channels\", \"names\", \"counts\": "
            "[[256 counts] per channel]}\n"
            "  --csv       value,R,G,B rows with a header\n"
            "  --bins N    N bins (1-65536; default 256): value v counts in bin\n"
-           "              floor(v * N / 256); the rows are bin,R,G,B, the JSON gains \"bins\"\n"
+           "              floor(v * N / 2^depth) (256 or 65536); the rows are bin,R,G,B\n"
+           "              (value,R,G,B when a bin is a value)\n"
            "  --plot PNG  also write a bar chart: a panel per channel, titled with its\n"
-           "              name and tallest bin, values 0-255 along the axis\n"
+           "              name and tallest bin, values 0-255 (0-65535) along the axis\n"
            "  --log       the chart's bars in log(1 + count), for images whose few huge\n"
            "              bins (a border, a sky) would flatten the rest\n");
 }
@@ -130,6 +131,7 @@ int cmd_histogram(cli *c, int argc, char **argv)
         st = gpuimg_histogram_plot(&h, r.log, &chart);
         if (st != GPUIMG_OK) {
             cli_error(c, "--plot: %s", gpuimg_strerror(st));
+            gpuimg_histogram_free(&h);
             gpuimg_image_free(&img);
             return cli_exit_code(st);
         }
@@ -137,43 +139,43 @@ int cmd_histogram(cli *c, int argc, char **argv)
         gpuimg_image_free(&chart);
     }
     if (st != GPUIMG_OK) {
+        gpuimg_histogram_free(&h);
         gpuimg_image_free(&img);
         return cli_fail(c, st);
     }
     int cn = h.channels, nbins = r.bins ? r.bins : 256;
-    /* SPEC §3: value v counts in bin floor(v * N / 256) (8-bit values) */
-    uint64_t *bins = calloc((size_t)cn * (size_t)nbins, sizeof *bins);
-    if (!bins) {
+    /* SPEC §3: value v counts in bin floor(v * N / 2^depth) */
+    gpuimg_histogram binned;
+    st = gpuimg_histogram_rebin(&h, nbins, &binned);
+    gpuimg_histogram_free(&h);
+    if (st != GPUIMG_OK) {
         gpuimg_image_free(&img);
-        return cli_fail(c, GPUIMG_ERR_NOMEM);
+        return cli_fail(c, st);
     }
-    for (int k = 0; k < cn; k++)
-        for (int v = 0; v < 256; v++)
-            bins[(size_t)k * nbins + (size_t)v * nbins / 256] += h.counts[k][v];
     if (r.json) {
         json_head(in, &img);
         printf(", \"bins\": %d, \"counts\": [", nbins);
         for (int k = 0; k < cn; k++) {
             printf("%s[", k ? ", " : "");
             for (int b = 0; b < nbins; b++)
-                printf("%s%llu", b ? ", " : "", (unsigned long long)bins[(size_t)k * nbins + b]);
+                printf("%s%llu", b ? ", " : "", (unsigned long long)binned.counts[k][b]);
             printf("]");
         }
         printf("]}\n");
     } else {
         const char *sep = r.csv ? "," : "\t";
-        printf("%s", r.bins ? "bin" : "value");
+        printf("%s", !r.bins && nbins == 1 << binned.depth ? "value" : "bin");
         for (int k = 0; k < cn; k++)
             printf("%s%s", sep, cli_channel_name(cn, k));
         printf("\n");
         for (int b = 0; b < nbins; b++) {
             printf("%d", b);
             for (int k = 0; k < cn; k++)
-                printf("%s%llu", sep, (unsigned long long)bins[(size_t)k * nbins + b]);
+                printf("%s%llu", sep, (unsigned long long)binned.counts[k][b]);
             printf("\n");
         }
     }
-    free(bins);
+    gpuimg_histogram_free(&binned);
     gpuimg_image_free(&img);
     return 0;
 }

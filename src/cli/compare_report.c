@@ -102,8 +102,7 @@ compare_report *compare_report_open(gpuimg_ctx *ctx, const char *dir)
 {
     char images[4200];
     snprintf(images, sizeof images, "%s/images", dir);
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) ||
-        (mkdir(images, 0777) != 0 && errno != EEXIST))
+    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(images, 0777) != 0 && errno != EEXIST))
         return NULL; /* errno says why */
     /* an earlier report's images go: the page shows this run's */
     DIR *d = opendir(images);
@@ -313,10 +312,11 @@ static void html_thresholds(FILE *f, const compare_settings *s)
 static void html_page(FILE *f, compare_report *r, const gpuimg_folder_result *res,
                       const compare_settings *s, const char *expected_dir, const char *actual_dir)
 {
-    fprintf(f, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
-               "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-               "img-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
-               "<title>gpuimg compare</title><style>%s</style></head><body>\n",
+    fprintf(f,
+            "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+            "img-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
+            "<title>gpuimg compare</title><style>%s</style></head><body>\n",
             STYLE);
     fprintf(f, "<h1>gpuimg compare: ");
     markup(f, expected_dir);
@@ -339,8 +339,9 @@ static void html_page(FILE *f, compare_report *r, const gpuimg_folder_result *re
             continue;
         fprintf(f, "<tr><td>");
         markup(f, p->path);
-        fprintf(f, "</td><td>%s</td><td class=n>%llu</td><td class=n>%llu</td><td "
-                   "class=n>%d</td></tr>\n",
+        fprintf(f,
+                "</td><td>%s</td><td class=n>%llu</td><td class=n>%llu</td><td "
+                "class=n>%d</td></tr>\n",
                 gpuimg_pair_status_name(p->status), (unsigned long long)p->result.differing,
                 (unsigned long long)p->result.forgiven, p->result.max_diff);
     }
@@ -421,10 +422,11 @@ static void fill_junit(FILE *f, void *arg)
     for (size_t i = 0; i < res->npairs; i++)
         failures += res->pairs[i].status != GPUIMG_PAIR_ERROR &&
                     compare_pair_fails(res->pairs[i].status, a->allow_new);
-    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-               "<testsuites name=\"gpuimg compare\" tests=\"%zu\" failures=\"%zu\" "
-               "errors=\"%zu\">\n  <testsuite name=\"gpuimg compare\" tests=\"%zu\" "
-               "failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n",
+    fprintf(f,
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+            "<testsuites name=\"gpuimg compare\" tests=\"%zu\" failures=\"%zu\" "
+            "errors=\"%zu\">\n  <testsuite name=\"gpuimg compare\" tests=\"%zu\" "
+            "failures=\"%zu\" errors=\"%zu\" skipped=\"0\">\n",
             res->npairs, failures, errors, res->npairs, failures, errors);
     for (size_t i = 0; i < res->npairs; i++) {
         const gpuimg_pair *p = &res->pairs[i];

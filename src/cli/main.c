@@ -23,6 +23,7 @@ enum {
     G_NO_AUTO_ORIENT,
     G_STRIP,
     G_WEBP_LOSSLESS,
+    G_DEPTH,
 };
 
 const struct option cli_global_options[] = {
@@ -39,6 +40,7 @@ const struct option cli_global_options[] = {
     {"no-auto-orient", no_argument, NULL, G_NO_AUTO_ORIENT},
     {"strip", no_argument, NULL, G_STRIP},
     {"webp-lossless", no_argument, NULL, G_WEBP_LOSSLESS},
+    {"depth", required_argument, NULL, G_DEPTH},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
 };
@@ -60,9 +62,12 @@ static void global_help(void)
            "  --no-auto-orient         keep the pixels as stored (default: turn them upright\n"
            "                           as the EXIF Orientation says)\n"
            "  --strip                  write no metadata (default: the input's ICC profile,\n"
-           "                           EXIF and XMP go into PNG, JPEG and WebP outputs)\n"
+           "                           EXIF and XMP go into PNG, JPEG, WebP and TIFF outputs)\n"
            "  --webp-lossless          WebP output lossless and exact (default: lossy at\n"
            "                           --jpeg-quality)\n"
+           "  --depth 8|16             bits per value of the images read, processed and\n"
+           "                           written (default: each file's own; 8 -> 16 is v * 257;\n"
+           "                           JPEG, BMP, TGA and WebP hold 8 bits, with a warning)\n"
            "  -h, --help               help (for a command: gpuimg COMMAND --help, or\n"
            "                           gpuimg help COMMAND)\n"
            "  -V, --version            version\n",
@@ -173,6 +178,13 @@ int cli_global_option(cli *c, int opt, const char *arg)
     case G_NO_AUTO_ORIENT: c->cfg.no_auto_orient = 1; break;
     case G_STRIP: c->cfg.strip = 1; break;
     case G_WEBP_LOSSLESS: c->cfg.webp_lossless = 1; break;
+    case G_DEPTH:
+        if (strcmp(arg, "8") != 0 && strcmp(arg, "16") != 0) {
+            cli_error(c, "--depth: '%s' is not 8 or 16", arg);
+            return EXIT_USAGE;
+        }
+        c->cfg.depth = atoi(arg);
+        break;
     case G_PNG_LEVEL:
         if ((rc = whole_number(c, "png-level", arg, 0, 9, &v)) < 0)
             c->cfg.png_level = (int)v;

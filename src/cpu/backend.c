@@ -43,14 +43,16 @@ static void cpu_planes_free(gpuimg_backend *be, gpuimg_planes *p)
     memset(p, 0, sizeof *p);
 }
 
-static gpuimg_status cpu_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c)
+static gpuimg_status cpu_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c,
+                                      int depth)
 {
     memset(p, 0, sizeof *p);
     p->width = w;
     p->height = h;
     p->channels = c;
+    p->depth = depth;
     for (int i = 0; i < c; i++) {
-        p->plane[i] = malloc((size_t)w * (size_t)h);
+        p->plane[i] = malloc(gpuimg__plane_bytes(p));
         if (!p->plane[i]) {
             cpu_planes_free(be, p);
             return gpuimg__cpu_nomem(be);
@@ -63,7 +65,7 @@ static gpuimg_status cpu_planes_fill(gpuimg_backend *be, gpuimg_planes *p, uint8
 {
     (void)be;
     for (int c = 0; c < p->channels; c++)
-        memset(p->plane[c], value, gpuimg__plane_size(p));
+        memset(p->plane[c], value, gpuimg__plane_bytes(p));
     return GPUIMG_OK;
 }
 
@@ -74,14 +76,32 @@ static gpuimg_status cpu_copy_plane(gpuimg_backend *be, const uint8_t *src, uint
     return GPUIMG_OK;
 }
 
+/* Interleaved <-> planes, one typed loop per depth. */
+#define DEINTERLEAVE(T)                                                                            \
+    for (int c = 0; c < cn; c++) {                                                                 \
+        const T *in = (const T *)src->data + c;                                                    \
+        T *out = (T *)dst->plane[c];                                                               \
+        for (size_t i = 0; i < n; i++)                                                             \
+            out[i] = in[i * (size_t)cn];                                                           \
+    }
+#define INTERLEAVE(T)                                                                              \
+    for (int c = 0; c < cn; c++) {                                                                 \
+        const T *in = (const T *)src->plane[c];                                                    \
+        T *out = (T *)dst->data + c;                                                               \
+        for (size_t i = 0; i < n; i++)                                                             \
+            out[i * (size_t)cn] = in[i];                                                           \
+    }
+
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst)
 {
     (void)be;
     size_t n = gpuimg__plane_size(dst);
     int cn = src->channels;
-    for (int c = 0; c < cn; c++)
-        for (size_t i = 0; i < n; i++)
-            dst->plane[c][i] = src->data[i * (size_t)cn + (size_t)c];
+    if (dst->depth == 16) {
+        DEINTERLEAVE(uint16_t)
+    } else {
+        DEINTERLEAVE(uint8_t)
+    }
     return GPUIMG_OK;
 }
 
@@ -90,9 +110,11 @@ gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src,
     (void)be;
     size_t n = gpuimg__plane_size(src);
     int cn = src->channels;
-    for (int c = 0; c < cn; c++)
-        for (size_t i = 0; i < n; i++)
-            dst->data[i * (size_t)cn + (size_t)c] = src->plane[c][i];
+    if (src->depth == 16) {
+        INTERLEAVE(uint16_t)
+    } else {
+        INTERLEAVE(uint8_t)
+    }
     return GPUIMG_OK;
 }
 
@@ -114,6 +136,7 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .grayscale = gpuimg__cpu_grayscale,
     .invert = gpuimg__cpu_invert,
     .equalize = gpuimg__cpu_equalize,
+    .equalize_luma = gpuimg__cpu_equalize_luma,
     .copy_plane = cpu_copy_plane,
     .histogram = gpuimg__cpu_histogram,
     .ssim = gpuimg__cpu_ssim,

@@ -7,7 +7,8 @@
 #include "cpu.h"
 
 /* A (w + 2 rx) x (h + 2 ry) float copy of one plane with its borders mapped. */
-static float *pad_plane(const uint8_t *in, int w, int h, int rx, int ry, gpuimg_border border)
+static float *pad_plane(const uint8_t *in, int depth, int w, int h, int rx, int ry,
+                        gpuimg_border border)
 {
     size_t pw = (size_t)w + 2 * (size_t)rx, ph = (size_t)h + 2 * (size_t)ry;
     float *pad = malloc(pw * ph * sizeof(float));
@@ -18,7 +19,9 @@ static float *pad_plane(const uint8_t *in, int w, int h, int rx, int ry, gpuimg_
         float *row = pad + (size_t)(y + ry) * pw;
         for (long x = -rx; x < (long)w + rx; x++) {
             long sx = gpuimg__border_index(x, w, border);
-            row[x + rx] = (sy < 0 || sx < 0) ? 0.0f : (float)in[(size_t)sy * w + sx];
+            row[x + rx] = (sy < 0 || sx < 0)
+                              ? 0.0f
+                              : (float)gpuimg__get(in, depth, (size_t)sy * w + (size_t)sx);
         }
     }
     return pad;
@@ -29,10 +32,15 @@ gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src,
 {
     int w = src->width, h = src->height, rx = k->width / 2, ry = k->height / 2;
     size_t pw = (size_t)w + 2 * (size_t)rx;
+    float *out = malloc((size_t)w * sizeof *out);
+    if (!out)
+        return gpuimg__cpu_nomem(be);
     for (int c = 0; c < src->channels; c++) {
-        float *pad = pad_plane(src->plane[c], w, h, rx, ry, border);
-        if (!pad)
+        float *pad = pad_plane(src->plane[c], src->depth, w, h, rx, ry, border);
+        if (!pad) {
+            free(out);
             return gpuimg__cpu_nomem(be);
+        }
         for (int y = 0; y < h; y++) {
             for (int x = 0; x < w; x++) {
                 float sum = 0.0f;
@@ -43,13 +51,13 @@ gpuimg_status gpuimg__cpu_convolve(gpuimg_backend *be, const gpuimg_planes *src,
                         sum += kr[j] * row[j];
                 }
                 float v = sum * k->scale + k->bias;
-                if (k->absolute)
-                    v = fabsf(v);
-                dst->plane[c][(size_t)y * w + x] = gpuimg__round_u8(v);
+                out[x] = k->absolute ? fabsf(v) : v;
             }
+            gpuimg__store_row(out, (size_t)w, dst->plane[c], dst->depth, (size_t)y * w);
         }
         free(pad);
     }
+    free(out);
     return GPUIMG_OK;
 }
 
@@ -58,19 +66,26 @@ gpuimg_status gpuimg__cpu_sobel(gpuimg_backend *be, const gpuimg_planes *src, gp
 {
     int w = src->width, h = src->height;
     size_t pw = (size_t)w + 2;
+    float *out = malloc((size_t)w * sizeof *out);
+    if (!out)
+        return gpuimg__cpu_nomem(be);
     for (int c = 0; c < src->channels; c++) {
-        float *pad = pad_plane(src->plane[c], w, h, 1, 1, border);
-        if (!pad)
+        float *pad = pad_plane(src->plane[c], src->depth, w, h, 1, 1, border);
+        if (!pad) {
+            free(out);
             return gpuimg__cpu_nomem(be);
+        }
         for (int y = 0; y < h; y++) {
             const float *t = pad + (size_t)y * pw, *m = t + pw, *b = m + pw;
             for (int x = 0; x < w; x++) {
                 float gx = (t[x + 2] - t[x]) + 2.0f * (m[x + 2] - m[x]) + (b[x + 2] - b[x]);
                 float gy = (b[x] - t[x]) + 2.0f * (b[x + 1] - t[x + 1]) + (b[x + 2] - t[x + 2]);
-                dst->plane[c][(size_t)y * w + x] = gpuimg__round_u8(sqrtf(gx * gx + gy * gy));
+                out[x] = sqrtf(gx * gx + gy * gy);
             }
+            gpuimg__store_row(out, (size_t)w, dst->plane[c], dst->depth, (size_t)y * w);
         }
         free(pad);
     }
+    free(out);
     return GPUIMG_OK;
 }

@@ -12,6 +12,41 @@ static inline size_t gpuimg__plane_size(const gpuimg_planes *p)
     return (size_t)p->width * (size_t)p->height;
 }
 
+/* The largest value at a depth: 255 or 65535. */
+static inline uint32_t gpuimg__max_value(int depth)
+{
+    return depth == 16 ? 65535u : 255u;
+}
+
+/* Value i of a plane of either depth. For per-row and per-border work: the
+ * hot loops below branch on the depth once, outside them. */
+static inline uint32_t gpuimg__get(const uint8_t *plane, int depth, size_t i)
+{
+    return depth == 16 ? ((const uint16_t *)plane)[i] : plane[i];
+}
+static inline void gpuimg__put(uint8_t *plane, int depth, size_t i, uint32_t v)
+{
+    if (depth == 16)
+        ((uint16_t *)plane)[i] = (uint16_t)v;
+    else
+        plane[i] = (uint8_t)v;
+}
+
+/* n float results stored from value i on, rounded and clamped as SPEC §3
+ * stores (0..255 or 0..65535). */
+static inline void gpuimg__store_row(const float *v, size_t n, uint8_t *plane, int depth, size_t i)
+{
+    if (depth == 16) {
+        uint16_t *out = (uint16_t *)plane + i;
+        for (size_t k = 0; k < n; k++)
+            out[k] = gpuimg__round_u16(v[k]);
+    } else {
+        uint8_t *out = plane + i;
+        for (size_t k = 0; k < n; k++)
+            out[k] = gpuimg__round_u8(v[k]);
+    }
+}
+
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
 gpuimg_status gpuimg__cpu_blur(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
@@ -29,6 +64,8 @@ gpuimg_status gpuimg__cpu_grayscale(gpuimg_backend *be, const gpuimg_planes *src
 gpuimg_status gpuimg__cpu_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
+gpuimg_status gpuimg__cpu_equalize_luma(gpuimg_backend *be, const gpuimg_planes *src,
+                                        gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_histogram(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_histogram *out);
 gpuimg_status gpuimg__cpu_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,

@@ -35,13 +35,23 @@ static size_t place_flip_v(size_t x, size_t y, size_t w, size_t h)
     return (h - 1 - y) * w + x;
 }
 
+#define PERMUTE(T)                                                                                 \
+    for (int c = 0; c < src->channels; c++) {                                                      \
+        const T *in = (const T *)src->plane[c];                                                    \
+        T *out = (T *)dst->plane[c];                                                               \
+        for (size_t y = 0; y < h; y++)                                                             \
+            for (size_t x = 0; x < w; x++)                                                         \
+                out[place(x, y, w, h)] = in[y * w + x];                                            \
+    }
+
 static gpuimg_status permute(const gpuimg_planes *src, gpuimg_planes *dst, place_fn place)
 {
     size_t w = (size_t)src->width, h = (size_t)src->height;
-    for (int c = 0; c < src->channels; c++)
-        for (size_t y = 0; y < h; y++)
-            for (size_t x = 0; x < w; x++)
-                dst->plane[c][place(x, y, w, h)] = src->plane[c][y * w + x];
+    if (src->depth == 16) {
+        PERMUTE(uint16_t)
+    } else {
+        PERMUTE(uint8_t)
+    }
     return GPUIMG_OK;
 }
 

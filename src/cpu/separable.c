@@ -8,11 +8,12 @@
 
 /* Fills line[0 .. n + 2r) with row values at x = -r .. n + r - 1, borders
  * mapped (0 outside in constant mode), so the row filter needs no tests. */
-static void extend_row(const uint8_t *row, int n, int r, gpuimg_border border, float *line)
+static void extend_row(const uint8_t *plane, int depth, size_t row, int n, int r,
+                       gpuimg_border border, float *line)
 {
     for (long x = -r; x < (long)n + r; x++) {
         long i = gpuimg__border_index(x, n, border);
-        line[x + r] = i < 0 ? 0.0f : (float)row[i];
+        line[x + r] = i < 0 ? 0.0f : (float)gpuimg__get(plane, depth, row + (size_t)i);
     }
 }
 
@@ -30,9 +31,8 @@ gpuimg_status gpuimg__cpu_blur(gpuimg_backend *be, const gpuimg_planes *src, gpu
         return gpuimg__cpu_nomem(be);
     }
     for (int c = 0; c < src->channels; c++) {
-        const uint8_t *in = src->plane[c];
         for (int y = 0; y < h; y++) {
-            extend_row(in + (size_t)y * w, w, radius, border, line);
+            extend_row(src->plane[c], src->depth, (size_t)y * w, w, radius, border, line);
             for (int x = 0; x < w; x++) {
                 float sum = 0.0f;
                 for (int k = 0; k < taps; k++)
@@ -50,9 +50,7 @@ gpuimg_status gpuimg__cpu_blur(gpuimg_backend *be, const gpuimg_planes *src, gpu
                 for (int x = 0; x < w; x++)
                     acc[x] += weights[k] * row[x];
             }
-            uint8_t *out = dst->plane[c] + (size_t)y * w;
-            for (int x = 0; x < w; x++)
-                out[x] = gpuimg__round_u8(acc[x]);
+            gpuimg__store_row(acc, (size_t)w, dst->plane[c], dst->depth, (size_t)y * w);
         }
     }
     free(tmp);
@@ -61,19 +59,22 @@ gpuimg_status gpuimg__cpu_blur(gpuimg_backend *be, const gpuimg_planes *src, gpu
     return GPUIMG_OK;
 }
 
-/* Value at mapped index, 0 outside in constant mode. */
-static inline uint32_t at(const uint8_t *v, long i, long n, gpuimg_border border)
+/* Value at mapped index of the row starting at value `row`, 0 outside in
+ * constant mode. */
+static inline uint32_t at(const gpuimg_planes *p, int c, size_t row, long i, long n,
+                          gpuimg_border border)
 {
     long j = gpuimg__border_index(i, n, border);
-    return j < 0 ? 0 : v[j];
+    return j < 0 ? 0 : gpuimg__get(p->plane[c], p->depth, row + (size_t)j);
 }
 
 gpuimg_status gpuimg__cpu_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                               int radius, gpuimg_border border)
 {
     int w = src->width, h = src->height;
-    /* Exact: a whole window, 2001 x 2001 values of 255, is 1.02e9, which fits
-     * 32 bits; the columns use 64 so that `2 * sum + area` cannot overflow. */
+    /* Exact: a row's window, 2001 values of 65535, is 1.3e8, which fits 32
+     * bits; a whole window, 2001 x 2001 of them (2.6e11), needs the columns'
+     * 64, which `2 * sum + area` cannot overflow either. */
     uint32_t *rows = malloc(gpuimg__plane_size(src) * sizeof(uint32_t));
     uint64_t *cols = malloc((size_t)w * sizeof(uint64_t));
     if (!rows || !cols) {
@@ -83,16 +84,15 @@ gpuimg_status gpuimg__cpu_box(gpuimg_backend *be, const gpuimg_planes *src, gpui
     }
     uint64_t area = (uint64_t)(2 * radius + 1) * (uint64_t)(2 * radius + 1);
     for (int c = 0; c < src->channels; c++) {
-        const uint8_t *in = src->plane[c];
         for (int y = 0; y < h; y++) {
-            const uint8_t *row = in + (size_t)y * w;
+            size_t row = (size_t)y * w;
             uint32_t sum = 0;
             for (long x = -radius; x <= radius; x++)
-                sum += at(row, x, w, border);
+                sum += at(src, c, row, x, w, border);
             for (int x = 0; x < w; x++) {
-                rows[(size_t)y * w + x] = sum; /* window centred on x */
-                sum += at(row, (long)x + radius + 1, w, border);
-                sum -= at(row, (long)x - radius, w, border);
+                rows[row + x] = sum; /* window centred on x */
+                sum += at(src, c, row, (long)x + radius + 1, w, border);
+                sum -= at(src, c, row, (long)x - radius, w, border);
             }
         }
         /* The same sliding window down the columns, over the row sums. A
@@ -104,9 +104,9 @@ gpuimg_status gpuimg__cpu_box(gpuimg_backend *be, const gpuimg_planes *src, gpui
                 cols[x] += rows[(size_t)sy * w + x];
         }
         for (int y = 0; y < h; y++) {
-            uint8_t *out = dst->plane[c] + (size_t)y * w;
             for (int x = 0; x < w; x++) /* exact round-half-up of cols / area */
-                out[x] = (uint8_t)((2 * cols[x] + area) / (2 * area));
+                gpuimg__put(dst->plane[c], dst->depth, (size_t)y * w + x,
+                            (uint32_t)((2 * cols[x] + area) / (2 * area)));
             long add = gpuimg__border_index((long)y + radius + 1, h, border);
             long sub = gpuimg__border_index((long)y - radius, h, border);
             for (int x = 0; x < w; x++) {

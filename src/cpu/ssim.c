@@ -19,9 +19,12 @@
  * five window sums (x, y, x², y², xy) are separable: each row's horizontal
  * sums go into a ring of SSIM_TAPS rows, and each output row sums its ring
  * vertically, so memory is O(width) whatever the image's height. */
-static int ssim_plane(const uint8_t *a, const uint8_t *b, const uint8_t *ignore, int w, int h,
-                      double *sum)
+static int ssim_plane(const uint8_t *a, const uint8_t *b, int depth, const uint8_t *ignore, int w,
+                      int h, double *sum)
 {
+    /* 16-bit values on the 8-bit scale: SSIM with L = 65535 is SSIM of
+     * v / 257 with L = 255 (backend.h) */
+    const double unit = depth == 16 ? 1.0 / 257.0 : 1.0;
     int inner = w - 2 * SSIM_RADIUS; /* output columns SSIM_RADIUS .. w-SSIM_RADIUS-1 */
     double *ring = malloc((size_t)SSIM_TAPS * 5 * (size_t)inner * sizeof(double));
     if (!ring)
@@ -34,11 +37,12 @@ static int ssim_plane(const uint8_t *a, const uint8_t *b, const uint8_t *ignore,
     for (int r = 0; r < h; r++) {
         /* horizontal sums of row r into ring slot r % SSIM_TAPS */
         double *slot = ring + (size_t)(r % SSIM_TAPS) * 5 * (size_t)inner;
-        const uint8_t *ra = a + (size_t)r * w, *rb = b + (size_t)r * w;
+        size_t row = (size_t)r * w;
         for (int i = 0; i < inner; i++) {
             double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0;
             for (int k = 0; k < SSIM_TAPS; k++) {
-                double x = ra[i + k], y = rb[i + k];
+                double x = gpuimg__get(a, depth, row + (size_t)(i + k)) * unit;
+                double y = gpuimg__get(b, depth, row + (size_t)(i + k)) * unit;
                 sx += g[k] * x;
                 sy += g[k] * y;
                 sxx += g[k] * x * x;
@@ -78,7 +82,7 @@ gpuimg_status gpuimg__cpu_ssim(gpuimg_backend *be, const gpuimg_planes *a, const
                                const uint8_t *ignore, double *sum)
 {
     for (int c = 0; c < a->channels; c++)
-        if (!ssim_plane(a->plane[c], b->plane[c], ignore, a->width, a->height, sum))
+        if (!ssim_plane(a->plane[c], b->plane[c], a->depth, ignore, a->width, a->height, sum))
             return gpuimg__cpu_nomem(be);
     return GPUIMG_OK;
 }
