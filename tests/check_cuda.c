@@ -6,7 +6,8 @@
  * and the sum. Every other step must be identical: box sums integers
  * (exactly, in float or not), Sobel works on integer-valued floats, the
  * rest is integer arithmetic. Outputs are poisoned before each kernel runs
- * (tu_apply). */
+ * (tu_apply). Every case runs at 8 bits and again at 16 (the loop index's
+ * second half), where the float filters may differ by 1 in 1% of values. */
 #define _POSIX_C_SOURCE 200809L /* unlink, rmdir */
 #include <math.h>
 #include <stdio.h>
@@ -112,7 +113,7 @@ static void substitute(char *out, size_t len, const char *templ, const char *mar
 START_TEST(every_step)
 {
     gpuimg_ctx *cpu = ctx_on("cpu"), *gpu = ctx_on("cuda");
-    int w = sizes[_i][0], h = sizes[_i][1];
+    int w = sizes[_i % NSIZES][0], h = sizes[_i % NSIZES][1], depth = _i < NSIZES ? 8 : 16;
     char kdir[400], tdir[400];
     snprintf(kdir, sizeof kdir, "%s", tu_golden("kernels"));
     snprintf(tdir, sizeof tdir, "%s", tu_tmpdir());
@@ -120,7 +121,7 @@ START_TEST(every_step)
     write_general_kernel(tdir, 7);
     for (int c = 1; c <= 4; c++) {
         gpuimg_image in;
-        tu_random_image(&in, w, h, c, (unsigned)(1000 + 10 * _i + c));
+        tu_random_image_depth(&in, w, h, c, depth, (unsigned)(1000 + 10 * _i + c));
         for (size_t k = 0; k < sizeof plain / sizeof plain[0]; k++)
             same_step(cpu, gpu, plain[k], &in);
         /* and every row of the op table, by its example: a new operation is
@@ -155,17 +156,22 @@ END_TEST
 START_TEST(measurements)
 {
     gpuimg_ctx *cpu = ctx_on("cpu"), *gpu = ctx_on("cuda");
-    int w = sizes[_i][0], h = sizes[_i][1];
+    int w = sizes[_i % NSIZES][0], h = sizes[_i % NSIZES][1], depth = _i < NSIZES ? 8 : 16;
+    size_t vs = depth / 8;
     for (int c = 1; c <= 4; c++) {
         gpuimg_image a, b;
-        tu_random_image(&a, w, h, c, (unsigned)(2000 + 10 * _i + c));
-        tu_random_image(&b, w, h, c, (unsigned)(3000 + 10 * _i + c));
+        tu_random_image_depth(&a, w, h, c, depth, (unsigned)(2000 + 10 * _i + c));
+        tu_random_image_depth(&b, w, h, c, depth, (unsigned)(3000 + 10 * _i + c));
         for (size_t i = 0; i < (size_t)w * h * c; i += 3) /* b: a, with some changes */
-            b.data[i] = a.data[i];
+            memcpy(b.data + i * vs, a.data + i * vs, vs);
         gpuimg_histogram hc, hg;
         ck_assert_int_eq(gpuimg_histogram_compute(cpu, &a, &hc), GPUIMG_OK);
         ck_assert_int_eq(gpuimg_histogram_compute(gpu, &a, &hg), GPUIMG_OK);
-        ck_assert_mem_eq(&hc, &hg, sizeof hc);
+        ck_assert_int_eq(hg.bins, 1 << depth);
+        for (int k = 0; k < c; k++)
+            ck_assert_mem_eq(hc.counts[k], hg.counts[k], (size_t)hc.bins * sizeof(uint64_t));
+        gpuimg_histogram_free(&hc);
+        gpuimg_histogram_free(&hg);
         gpuimg_stats sc, sg;
         ck_assert_int_eq(gpuimg_stats_compute(cpu, &a, &sc), GPUIMG_OK);
         ck_assert_int_eq(gpuimg_stats_compute(gpu, &a, &sg), GPUIMG_OK);
@@ -179,7 +185,7 @@ START_TEST(measurements)
         for (int variant = 0; variant < 3; variant++) {
             gpuimg_compare_options o;
             gpuimg_compare_options_init(&o);
-            o.fuzz = variant == 1 ? 100 : 0;
+            o.fuzz = variant == 1 ? (depth == 16 ? 25700 : 100) : 0;
             if (variant == 2) {
                 o.ignore = rects;
                 o.nignore = 2;
@@ -231,18 +237,21 @@ START_TEST(interior_tiles)
 }
 END_TEST
 
-/* One value everywhere: the histogram's worst case for atomics. */
+/* One value everywhere: the histogram's worst case for atomics (200 at 8
+ * bits; 0xC8C8 at 16, every byte 200). */
 START_TEST(one_value_histogram)
 {
     gpuimg_ctx *gpu = ctx_on("cuda");
     gpuimg_image img;
-    ck_assert_int_eq(gpuimg_image_alloc(&img, 1023, 517, 3), GPUIMG_OK);
-    memset(img.data, 200, (size_t)1023 * 517 * 3);
+    int depth = _i ? 16 : 8, value = _i ? 0xC8C8 : 200;
+    ck_assert_int_eq(gpuimg_image_alloc_depth(&img, 1023, 517, 3, depth), GPUIMG_OK);
+    memset(img.data, 200, (size_t)1023 * 517 * 3 * (size_t)(depth / 8));
     gpuimg_histogram h;
     ck_assert_int_eq(gpuimg_histogram_compute(gpu, &img, &h), GPUIMG_OK);
     for (int c = 0; c < 3; c++)
-        for (int v = 0; v < 256; v++)
-            ck_assert_uint_eq(h.counts[c][v], v == 200 ? (uint64_t)1023 * 517 : 0);
+        for (int v = 0; v < h.bins; v++)
+            ck_assert_uint_eq(h.counts[c][v], v == value ? (uint64_t)1023 * 517 : 0);
+    gpuimg_histogram_free(&h);
     gpuimg_image_free(&img);
     gpuimg_ctx_destroy(gpu);
 }
@@ -252,10 +261,10 @@ Suite *cuda_suite(void)
 {
     Suite *s = suite_create("cuda");
     TCase *tc = tu_tcase("cuda-vs-cpu");
-    tcase_add_loop_test(tc, every_step, 0, NSIZES);
-    tcase_add_loop_test(tc, measurements, 0, NSIZES);
+    tcase_add_loop_test(tc, every_step, 0, 2 * NSIZES);
+    tcase_add_loop_test(tc, measurements, 0, 2 * NSIZES);
     tcase_add_test(tc, interior_tiles);
-    tcase_add_test(tc, one_value_histogram);
+    tcase_add_loop_test(tc, one_value_histogram, 0, 2);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -79,24 +79,35 @@ static int close_enough(double got, double want, double tol)
 static void check_json_key(const char *id, const char *key, const double *got, int n,
                            const char *json, double tol)
 {
-    double want[1024];
-    int m = tu_json_numbers(json, key, want, 1024);
+    double *want = malloc((size_t)(n + 1) * sizeof *want);
+    ck_assert_ptr_nonnull(want);
+    int m = tu_json_numbers(json, key, want, n + 1);
     ck_assert_msg(m == n, "%s: %s has %d values, expected %d", id, key, n, m);
     for (int i = 0; i < n; i++)
         ck_assert_msg(close_enough(got[i], want[i], tol), "%s: %s[%d] = %.12g, expected %.12g", id,
                       key, i, got[i], want[i]);
+    free(want);
 }
+
+static const char *step_value(const char *step, const char *key, char *out, size_t len);
 
 static void run_histogram(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *in,
                           const char *json)
 {
-    gpuimg_histogram h;
-    ck_assert_int_eq(gpuimg_histogram_compute(ctx, in, &h), GPUIMG_OK);
-    double got[1024];
+    gpuimg_histogram all, h;
+    char bins[32];
+    ck_assert_int_eq(gpuimg_histogram_compute(ctx, in, &all), GPUIMG_OK);
+    int n = step_value(gc->step, "bins", bins, sizeof bins) ? atoi(bins) : 256;
+    ck_assert_int_eq(gpuimg_histogram_rebin(&all, n, &h), GPUIMG_OK);
+    double *got = malloc((size_t)h.channels * (size_t)n * sizeof *got);
+    ck_assert_ptr_nonnull(got);
     for (int c = 0; c < h.channels; c++)
-        for (int v = 0; v < 256; v++)
-            got[c * 256 + v] = (double)h.counts[c][v];
-    check_json_key(gc->id, "counts", got, h.channels * 256, json, 0);
+        for (int v = 0; v < n; v++)
+            got[(size_t)c * n + v] = (double)h.counts[c][v];
+    check_json_key(gc->id, "counts", got, h.channels * n, json, 0);
+    free(got);
+    gpuimg_histogram_free(&h);
+    gpuimg_histogram_free(&all);
 }
 
 static void run_stats(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_image *in,

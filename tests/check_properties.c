@@ -107,38 +107,46 @@ START_TEST(histogram_and_stats_exact)
 {
     gpuimg_ctx *ctx = tu_ctx();
     int w = sizes[_i][0], h = sizes[_i][1];
-    for (int c = 1; c <= 4; c++) {
-        gpuimg_image in;
-        tu_random_image(&in, w, h, c, (unsigned)(100 + _i * 4 + c));
-        gpuimg_histogram hist;
-        gpuimg_stats st;
-        ck_assert_int_eq(gpuimg_histogram_compute(ctx, &in, &hist), GPUIMG_OK);
-        ck_assert_int_eq(gpuimg_stats_compute(ctx, &in, &st), GPUIMG_OK);
-        size_t n = (size_t)w * h;
-        for (int k = 0; k < c; k++) {
-            uint64_t counts[256] = {0}, sum = 0, sq = 0;
-            int lo = 255, hi = 0;
-            for (size_t i = 0; i < n; i++) {
-                int v = in.data[i * c + k];
-                counts[v]++;
-                sum += (uint64_t)v;
-                sq += (uint64_t)v * (uint64_t)v;
-                lo = v < lo ? v : lo;
-                hi = v > hi ? v : hi;
+    uint64_t *counts = malloc(65536 * sizeof *counts);
+    ck_assert_ptr_nonnull(counts);
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++) {
+            gpuimg_image in;
+            tu_random_image_depth(&in, w, h, c, depth, (unsigned)(100 + _i * 4 + c));
+            gpuimg_histogram hist;
+            gpuimg_stats st;
+            ck_assert_int_eq(gpuimg_histogram_compute(ctx, &in, &hist), GPUIMG_OK);
+            ck_assert_int_eq(gpuimg_stats_compute(ctx, &in, &st), GPUIMG_OK);
+            ck_assert_int_eq(hist.bins, 1 << depth);
+            ck_assert_int_eq(st.depth, depth);
+            size_t n = (size_t)w * h, values = (size_t)1 << depth;
+            for (int k = 0; k < c; k++) {
+                uint64_t sum = 0, sq = 0;
+                int lo = (int)values - 1, hi = 0;
+                memset(counts, 0, values * sizeof *counts);
+                for (size_t i = 0; i < n; i++) {
+                    int v = tu_value(&in, i * c + k);
+                    counts[v]++;
+                    sum += (uint64_t)v;
+                    sq += (uint64_t)v * (uint64_t)v;
+                    lo = v < lo ? v : lo;
+                    hi = v > hi ? v : hi;
+                }
+                ck_assert_mem_eq(hist.counts[k], counts, values * sizeof *counts);
+                ck_assert_uint_eq(st.sum[k], sum);
+                ck_assert_uint_eq(st.sum_squares[k], sq);
+                ck_assert_int_eq(st.min[k], lo);
+                ck_assert_int_eq(st.max[k], hi);
+                uint64_t cdf = 0, half = (n + 1) / 2;
+                int median = 0;
+                while ((cdf += counts[median]) < half)
+                    median++;
+                ck_assert_int_eq(st.median[k], median);
             }
-            ck_assert_mem_eq(hist.counts[k], counts, sizeof counts);
-            ck_assert_uint_eq(st.sum[k], sum);
-            ck_assert_uint_eq(st.sum_squares[k], sq);
-            ck_assert_int_eq(st.min[k], lo);
-            ck_assert_int_eq(st.max[k], hi);
-            uint64_t cdf = 0, half = (n + 1) / 2;
-            int median = 0;
-            while ((cdf += counts[median]) < half)
-                median++;
-            ck_assert_int_eq(st.median[k], median);
+            gpuimg_histogram_free(&hist);
+            gpuimg_image_free(&in);
         }
-        gpuimg_image_free(&in);
-    }
+    free(counts);
     gpuimg_ctx_destroy(ctx);
 }
 END_TEST

@@ -19,14 +19,19 @@ const char *tu_backend_name(void);
 gpuimg_status tu_apply(gpuimg_ctx *ctx, const char *step, const gpuimg_image *in, int poison,
                        gpuimg_image *out, char *err, size_t errlen);
 
+/* Value i (of width * height * channels, packed) of an 8- or 16-bit image. */
+int tu_value(const gpuimg_image *img, size_t i);
 /* Compares got with want. exact: every byte equal. Otherwise SPEC §4: no
- * value off by more than 1, and at most 0.1% of values off by 1. Returns 1
+ * value off by more than 1, and at most 0.1% of values off by 1 (1% at 16
+ * bits, SPEC §4). Same depth required. Returns 1
  * when they agree; else describes the first mismatch in msg. */
 int tu_images_agree(const gpuimg_image *got, const gpuimg_image *want, int exact, char *msg,
                     size_t len);
 
 /* A seeded random image, or one filled with a pattern. */
 void tu_random_image(gpuimg_image *img, int w, int h, int c, unsigned seed);
+/* The same at depth 8 or 16 (every bit of a 16-bit value random). */
+void tu_random_image_depth(gpuimg_image *img, int w, int h, int c, int depth, unsigned seed);
 
 /* Path under tests/golden (GPUIMG_GOLDEN), in one of four static buffers
  * used in turn: copy it to keep more than four at once. */
