@@ -24,14 +24,18 @@ extern "C" {
 
 typedef struct gpuimg_planes {
     int width, height, channels;
-    int depth; /* bits per value: 8 or 16 */
+    int depth; /* bits per value: 8, 16, or GPUIMG_DEPTH_FLOAT */
     uint8_t *plane[4];
 } gpuimg_planes;
+
+/* Float planes: the alpha-weighted values of --alpha premultiplied between
+ * premultiply, the filter and unpremultiply; never an image's depth. */
+#define GPUIMG_DEPTH_FLOAT 32
 
 /* Bytes of one value, and of one plane. */
 static inline size_t gpuimg__value_size(int depth)
 {
-    return depth == 16 ? 2 : 1;
+    return depth == GPUIMG_DEPTH_FLOAT ? 4 : depth == 16 ? 2 : 1;
 }
 static inline size_t gpuimg__plane_bytes(const gpuimg_planes *p)
 {
@@ -85,7 +89,8 @@ typedef struct gpuimg_backend_ops {
     gpuimg_status (*download)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
 
     /* blur: the separable filter of 2 * radius + 1 normalized weights, its
-     * intermediate pass in float. */
+     * intermediate pass in float. blur and convolve also take float planes
+     * (GPUIMG_DEPTH_FLOAT) in and out: then nothing is rounded or clamped. */
     gpuimg_status (*blur)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                           const float *weights, int radius, gpuimg_border border);
     gpuimg_status (*box)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
@@ -94,6 +99,15 @@ typedef struct gpuimg_backend_ops {
                               const gpuimg_conv *k, gpuimg_border border);
     gpuimg_status (*sobel)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                            gpuimg_border border);
+
+    /* --alpha premultiplied (SPEC §2), around a blur or convolve of float
+     * planes: premultiply makes them from src (2 or 4 planes, alpha last;
+     * M = 255 or 65535): colour c * (A / M), alpha A, in float;
+     * unpremultiply stores them at dst's depth: alpha as §3 rounds A',
+     * colour c' / (A' / M) rounded where A' > 0, else 0. */
+    gpuimg_status (*premultiply)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
+    gpuimg_status (*unpremultiply)(gpuimg_backend *be, const gpuimg_planes *src,
+                                   gpuimg_planes *dst);
 
     /* dst is src's transpose shape (transpose, rotate 90/270) or its own. */
     gpuimg_status (*move)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,

@@ -44,8 +44,49 @@ static gpuimg_border border_of(const gpuimg_step *s, int index)
     return (gpuimg_border)(int)s->value[index];
 }
 
+/* --alpha, the last parameter of blur, box and convolve */
+static const char *const alpha_names[] = {"independent", "premultiplied", NULL};
+#define ALPHA_PARAM                                                                                \
+    {                                                                                              \
+        .name = "alpha", .type = GPUIMG_PARAM_CHOICE, .choices = alpha_names,                      \
+        .default_text = "independent", .metavar = "MODE",                                          \
+        .help = "premultiplied (colour weighted by alpha: no dark fringes) or independent"         \
+    }
+
+/* A filter of float planes (GPUIMG_DEPTH_FLOAT) in and out. */
+typedef gpuimg_status (*float_filter)(gpuimg_backend *be, const gpuimg_step *s,
+                                      const gpuimg_planes *src, gpuimg_planes *dst);
+
+/* --alpha premultiplied (SPEC §2) on planes with alpha: premultiplied into
+ * float planes, filtered there, divided by the filtered alpha into dst. Two
+ * float copies of the image live at once. Without alpha it is the plain
+ * filter: every weight is 1. */
+static gpuimg_status alpha_weighted(gpuimg_backend *be, const gpuimg_step *s,
+                                    const gpuimg_planes *src, gpuimg_planes *dst,
+                                    float_filter filter)
+{
+    gpuimg_planes weighted, filtered;
+    int w = src->width, h = src->height, c = src->channels;
+    gpuimg_status st = be->ops->planes_alloc(be, &weighted, w, h, c, GPUIMG_DEPTH_FLOAT);
+    if (st != GPUIMG_OK)
+        return st;
+    if ((st = be->ops->premultiply(be, src, &weighted)) == GPUIMG_OK &&
+        (st = be->ops->planes_alloc(be, &filtered, w, h, c, GPUIMG_DEPTH_FLOAT)) == GPUIMG_OK) {
+        if ((st = filter(be, s, &weighted, &filtered)) == GPUIMG_OK)
+            st = be->ops->unpremultiply(be, &filtered, dst);
+        be->ops->planes_free(be, &filtered);
+    }
+    be->ops->planes_free(be, &weighted);
+    return st;
+}
+
+static int premultiplied(const gpuimg_step *s, int index, const gpuimg_planes *src)
+{
+    return s->value[index] != 0 && src->channels % 2 == 0;
+}
+
 /* ---- blur ---- */
-enum { BLUR_SIGMA, BLUR_RADIUS, BLUR_BORDER };
+enum { BLUR_SIGMA, BLUR_RADIUS, BLUR_BORDER, BLUR_ALPHA };
 
 static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 {
@@ -75,10 +116,18 @@ static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     return GPUIMG_OK;
 }
 
+static gpuimg_status blur_planes(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                                 gpuimg_planes *dst)
+{
+    return be->ops->blur(be, src, dst, s->weights, s->radius, border_of(s, BLUR_BORDER));
+}
+
 static gpuimg_status blur_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
                                 gpuimg_planes *dst)
 {
-    return be->ops->blur(be, src, dst, s->weights, s->radius, border_of(s, BLUR_BORDER));
+    if (premultiplied(s, BLUR_ALPHA, src))
+        return alpha_weighted(be, s, src, dst, blur_planes);
+    return blur_planes(be, s, src, dst);
 }
 
 /* Nanoseconds per channel value on the CPU backend, for --backend auto
@@ -108,14 +157,40 @@ static const gpuimg_param_info blur_params[] = {
      .metavar = "R",
      .help = "kernel radius: 2R+1 taps"},
     BORDER_PARAM,
+    ALPHA_PARAM,
 };
 
 /* ---- box ---- */
-enum { BOX_RADIUS, BOX_BORDER };
+enum { BOX_RADIUS, BOX_BORDER, BOX_ALPHA };
+
+/* Premultiplied values are floats, so there the box is the separable float
+ * filter of 2R + 1 equal weights (the integer window sums need integers). */
+static gpuimg_status box_finish(gpuimg_ctx *ctx, gpuimg_step *s)
+{
+    if (!s->value[BOX_ALPHA])
+        return GPUIMG_OK;
+    int radius = (int)s->value[BOX_RADIUS], taps = 2 * radius + 1;
+    float *w = malloc((size_t)taps * sizeof(float));
+    if (!w)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "box: out of memory");
+    for (int k = 0; k < taps; k++)
+        w[k] = 1.0f / (float)taps;
+    s->weights = w;
+    s->radius = radius;
+    return GPUIMG_OK;
+}
+
+static gpuimg_status box_float(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                               gpuimg_planes *dst)
+{
+    return be->ops->blur(be, src, dst, s->weights, s->radius, border_of(s, BOX_BORDER));
+}
 
 static gpuimg_status box_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
                                gpuimg_planes *dst)
 {
+    if (premultiplied(s, BOX_ALPHA, src))
+        return alpha_weighted(be, s, src, dst, box_float);
     return be->ops->box(be, src, dst, (int)s->value[BOX_RADIUS], border_of(s, BOX_BORDER));
 }
 
@@ -128,10 +203,20 @@ static const gpuimg_param_info box_params[] = {
      .metavar = "R",
      .help = "the mean over a (2R+1) x (2R+1) window"},
     BORDER_PARAM,
+    ALPHA_PARAM,
 };
 
 /* ---- convolve ---- */
-enum { CONV_KERNEL, CONV_NORMALIZE, CONV_SCALE, CONV_BIAS, CONV_ABS, CONV_FLIP, CONV_BORDER };
+enum {
+    CONV_KERNEL,
+    CONV_NORMALIZE,
+    CONV_SCALE,
+    CONV_BIAS,
+    CONV_ABS,
+    CONV_FLIP,
+    CONV_BORDER,
+    CONV_ALPHA
+};
 
 static gpuimg_status convolve_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 {
@@ -163,10 +248,18 @@ static gpuimg_status convolve_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     return GPUIMG_OK;
 }
 
+static gpuimg_status convolve_planes(gpuimg_backend *be, const gpuimg_step *s,
+                                     const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    return be->ops->convolve(be, src, dst, &s->conv, border_of(s, CONV_BORDER));
+}
+
 static gpuimg_status convolve_apply(gpuimg_backend *be, const gpuimg_step *s,
                                     const gpuimg_planes *src, gpuimg_planes *dst)
 {
-    return be->ops->convolve(be, src, dst, &s->conv, border_of(s, CONV_BORDER));
+    if (premultiplied(s, CONV_ALPHA, src))
+        return alpha_weighted(be, s, src, dst, convolve_planes);
+    return convolve_planes(be, s, src, dst);
 }
 
 static double convolve_cost(const gpuimg_step *s)
@@ -205,6 +298,7 @@ static const gpuimg_param_info convolve_params[] = {
      .type = GPUIMG_PARAM_FLAG,
      .help = "rotate the kernel by 180 degrees (true convolution)"},
     BORDER_PARAM,
+    ALPHA_PARAM,
 };
 
 /* ---- sobel ---- */
@@ -333,9 +427,10 @@ static const gpuimg__op ops[] = {
      .example = "blur:sigma=1.5,border=wrap"},
     {.info = {"box", "box (mean) blur", PARAMS(box_params)},
      .shape = same_shape,
+     .finish = box_finish,
      .apply = box_apply,
      .cost = window_cost,
-     .example = "box:radius=2,border=replicate"},
+     .example = "box:radius=2,border=replicate,alpha=premultiplied"},
     {.info = {"convolve", "general 2-D convolution (kernel applied as written, like filter2D)",
               PARAMS(convolve_params)},
      .shape = same_shape,

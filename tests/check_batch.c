@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tiffio.h>
+
 #include "batch_plan.h"
 #include "testutil.h"
 
@@ -443,6 +445,95 @@ START_TEST(device_failure_writes_nothing)
 }
 END_TEST
 
+/* The bits per value a PNG's IHDR says (byte 24 of the file), or a TIFF's
+ * BitsPerSample through libtiff: read from the file, not through gpuimg. */
+static int file_depth(const char *path)
+{
+    size_t n;
+    uint8_t *data = (uint8_t *)tu_read_file(path, &n);
+    ck_assert_msg(data != NULL, "cannot read %s", path);
+    int depth = -1;
+    if (n > 24 && memcmp(data + 1, "PNG", 3) == 0) {
+        depth = data[24];
+    } else {
+        TIFF *tif = TIFFOpen(path, "r");
+        uint16_t bits = 0;
+        ck_assert_msg(tif && TIFFGetField(tif, TIFFTAG_BITSPERSAMPLE, &bits), "%s: no TIFF", path);
+        TIFFClose(tif);
+        depth = bits;
+    }
+    free(data);
+    return depth;
+}
+
+/* 16-bit PNG and TIFF inputs keep 16 bits through run and batch (batch's
+ * file equal to run's), are reduced with one warning where the format
+ * holds 8, and --depth sets the depth either way. */
+START_TEST(sixteen_bits_through_run_and_batch)
+{
+    char in[512], out[512], path[1024], a[1024], b[1024];
+    snprintf(in, sizeof in, "%s/in16", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/out16", tu_tmpdir());
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    gpuimg_ctx *ctx = tu_ctx();
+    static const char *const names[] = {"deep.png", "scan.tif", "rgba.png"};
+    static const int channels[] = {3, 1, 4};
+    for (int i = 0; i < 3; i++) {
+        gpuimg_image img;
+        tu_random_image_depth(&img, 67 - 10 * i, 23 + i, channels[i], 16, (unsigned)(77 + i));
+        snprintf(path, sizeof path, "%s/%s", in, names[i]);
+        ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+        ck_assert_int_eq(file_depth(path), 16);
+        gpuimg_image_free(&img);
+    }
+    ck_assert_int_eq(batch(in, out, (const char *const[]){"blur:sigma=1", "invert", NULL}, NULL),
+                     0);
+    for (int i = 0; i < 3; i++) {
+        snprintf(path, sizeof path, "%s/%s", in, names[i]);
+        snprintf(a, sizeof a, "%s/%s", out, names[i]);
+        snprintf(b, sizeof b, "%s/run_%s", tu_tmpdir(), names[i]);
+        ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "run", path, b,
+                                                      "blur:sigma=1", "invert", NULL},
+                                NULL, NULL, NULL),
+                         0);
+        ck_assert_int_eq(file_depth(a), 16);
+        ck_assert_int_eq(file_depth(b), 16);
+        ck_assert_msg(tu_same_file(a, b), "batch's %s differs from run's", names[i]);
+    }
+    /* to JPEG: 8 bits, one warning; --depth 8 silently; --depth 16 widens */
+    char *err = NULL;
+    snprintf(path, sizeof path, "%s/deep.png", in);
+    snprintf(a, sizeof a, "%s/eight.jpg", tu_tmpdir());
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "invert", path, a, NULL}, NULL, NULL,
+                            &err),
+                     0);
+    ck_assert_msg(strstr(err, "written at 8 bits") && !strchr(strchr(err, '\n') + 1, '\n'), "%s",
+                  err);
+    free(err);
+    snprintf(a, sizeof a, "%s/eight.png", tu_tmpdir());
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "--depth", "8", "invert", path, a,
+                                                  NULL},
+                            NULL, NULL, &err),
+                     0);
+    ck_assert_str_eq(err, "");
+    free(err);
+    ck_assert_int_eq(file_depth(a), 8);
+    gpuimg_image narrow, wide;
+    tu_load(ctx, a, &narrow);
+    snprintf(b, sizeof b, "%s/sixteen.png", tu_tmpdir());
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "--depth", "16", "run", a, b, NULL},
+                            NULL, NULL, NULL),
+                     0);
+    ck_assert_int_eq(file_depth(b), 16);
+    tu_load(ctx, b, &wide);
+    for (size_t i = 0; i < (size_t)narrow.width * narrow.height * narrow.channels; i++)
+        ck_assert_int_eq(tu_value(&wide, i), narrow.data[i] * 257);
+    gpuimg_image_free(&narrow);
+    gpuimg_image_free(&wide);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *batch_suite(void)
 {
     Suite *s = suite_create("batch");
@@ -457,6 +548,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, deep_tree_and_unwritable_formats);
     tcase_add_test(tc, sigint_leaves_whole_files);
     tcase_add_test(tc, device_failure_writes_nothing);
+    tcase_add_test(tc, sixteen_bits_through_run_and_batch);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -19,9 +19,8 @@ static float *pad_plane(const uint8_t *in, int depth, int w, int h, int rx, int 
         float *row = pad + (size_t)(y + ry) * pw;
         for (long x = -rx; x < (long)w + rx; x++) {
             long sx = gpuimg__border_index(x, w, border);
-            row[x + rx] = (sy < 0 || sx < 0)
-                              ? 0.0f
-                              : (float)gpuimg__get(in, depth, (size_t)sy * w + (size_t)sx);
+            row[x + rx] =
+                (sy < 0 || sx < 0) ? 0.0f : gpuimg__getf(in, depth, (size_t)sy * w + (size_t)sx);
         }
     }
     return pad;

@@ -4,6 +4,8 @@
 #ifndef GPUIMG_CPU_H
 #define GPUIMG_CPU_H
 
+#include <string.h>
+
 #include "../arith.h"
 #include "../backend.h"
 
@@ -32,11 +34,20 @@ static inline void gpuimg__put(uint8_t *plane, int depth, size_t i, uint32_t v)
         plane[i] = (uint8_t)v;
 }
 
+/* Value i as a filter reads it: any depth, float planes included. */
+static inline float gpuimg__getf(const uint8_t *plane, int depth, size_t i)
+{
+    return depth == GPUIMG_DEPTH_FLOAT ? ((const float *)plane)[i]
+                                       : (float)gpuimg__get(plane, depth, i);
+}
+
 /* n float results stored from value i on, rounded and clamped as SPEC §3
- * stores (0..255 or 0..65535). */
+ * stores (0..255 or 0..65535), or kept as they are in float planes. */
 static inline void gpuimg__store_row(const float *v, size_t n, uint8_t *plane, int depth, size_t i)
 {
-    if (depth == 16) {
+    if (depth == GPUIMG_DEPTH_FLOAT) {
+        memcpy((float *)plane + i, v, n * sizeof *v);
+    } else if (depth == 16) {
         uint16_t *out = (uint16_t *)plane + i;
         for (size_t k = 0; k < n; k++)
             out[k] = gpuimg__round_u16(v[k]);
@@ -65,6 +76,10 @@ gpuimg_status gpuimg__cpu_invert(gpuimg_backend *be, const gpuimg_planes *src, g
 gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_equalize_luma(gpuimg_backend *be, const gpuimg_planes *src,
+                                        gpuimg_planes *dst);
+gpuimg_status gpuimg__cpu_premultiply(gpuimg_backend *be, const gpuimg_planes *src,
+                                      gpuimg_planes *dst);
+gpuimg_status gpuimg__cpu_unpremultiply(gpuimg_backend *be, const gpuimg_planes *src,
                                         gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_histogram(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_histogram *out);

@@ -13,7 +13,7 @@ static void extend_row(const uint8_t *plane, int depth, size_t row, int n, int r
 {
     for (long x = -r; x < (long)n + r; x++) {
         long i = gpuimg__border_index(x, n, border);
-        line[x + r] = i < 0 ? 0.0f : (float)gpuimg__get(plane, depth, row + (size_t)i);
+        line[x + r] = i < 0 ? 0.0f : gpuimg__getf(plane, depth, row + (size_t)i);
     }
 }
 
