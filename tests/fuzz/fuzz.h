@@ -52,8 +52,10 @@ static inline char *fuzz_text(const uint8_t *data, size_t size)
 static inline int fuzz_same_image(const gpuimg_image *a, const gpuimg_image *b)
 {
     return a->width == b->width && a->height == b->height && a->channels == b->channels &&
-           memcmp(a->data, b->data, (size_t)a->width * (size_t)a->height * (size_t)a->channels) ==
-               0;
+           gpuimg_image_depth(a) == gpuimg_image_depth(b) &&
+           memcmp(a->data, b->data,
+                  (size_t)a->width * (size_t)a->height * (size_t)a->channels *
+                      gpuimg_image_value_size(a)) == 0;
 }
 
 #endif
