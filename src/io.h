@@ -43,6 +43,10 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
                                   const gpuimg_image *img);
 gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
                                  size_t size, gpuimg_file_info *out);
+/* A TIFF file's EXIF IFD (at offset ifd) as a standalone EXIF block
+ * (tiff_exif.c), malloc'ed: 1 and the block, 0 when there is nothing to
+ * carry, -1 out of memory. */
+int gpuimg__tiff_exif(const uint8_t *file, size_t size, uint64_t ifd, uint8_t **out, size_t *len);
 /* WebP (io_webp.c): "RIFF" .... "WEBP". */
 int gpuimg__is_webp(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,

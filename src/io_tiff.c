@@ -11,7 +11,7 @@
  * come to this file's handlers through TIFFOpenOptions (per file, thread
  * safe), and any error fails the read. Written: 8 or 16 bits, Deflate with
  * the horizontal predictor, one strip per ~64 KiB, the ICC profile and XMP as
- * their tags. */
+ * their tags. The EXIF IFD is read (tiff_exif.c), not written. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -281,6 +281,10 @@ gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t s
             memcpy(meta->icc, icc, meta->icc_len = icc_len);
         if (meta && xmp && xmp_len && (meta->xmp = malloc(xmp_len)))
             memcpy(meta->xmp, xmp, meta->xmp_len = xmp_len);
+        uint64_t exif_ifd = 0; /* EXIF: an IFD of its own, made one block */
+        if (meta && TIFFGetField(tif, TIFFTAG_EXIFIFD, &exif_ifd) &&
+            gpuimg__tiff_exif(data, size, exif_ifd, &meta->exif, &meta->exif_len) < 0)
+            ok = 0;
         if (meta) /* orientation in the file's own tag, not in EXIF */
             meta->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
     }
@@ -373,6 +377,12 @@ gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_
     if (TIFFGetField(tif, TIFFTAG_ICCPROFILE, &icc_len, &icc) && icc)
         gpuimg__icc_description(icc, icc_len, o->profile, sizeof o->profile);
     TIFFGetField(tif, TIFFTAG_XMLPACKET, &xmp_len, &xmp);
+    uint64_t exif_ifd = 0;
+    uint8_t *exif = NULL;
+    size_t exif_len = 0;
+    if (TIFFGetField(tif, TIFFTAG_EXIFIFD, &exif_ifd))
+        gpuimg__tiff_exif(data, size, exif_ifd, &exif, &exif_len);
+    free(exif); /* its size is what info reports */
     TIFFClose(tif);
     if (m.failed)
         return damaged(ctx, name, &m);
@@ -384,5 +394,6 @@ gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_
     o->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
     o->icc_bytes = icc ? icc_len : 0;
     o->xmp_bytes = xmp ? xmp_len : 0;
+    o->exif_bytes = exif_len;
     return GPUIMG_OK;
 }

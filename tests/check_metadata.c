@@ -5,7 +5,7 @@
  * libjpeg themselves; carried through blur, run and batch; --strip; an RGB
  * profile kept out of a gray output; malformed blocks dropped with a
  * warning, never a failed load. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -561,6 +561,101 @@ START_TEST(tiff_tags)
 }
 END_TEST
 
+/* A 4x2 gray TIFF, little-endian, made byte by byte: IFD0 at 8 with the
+ * image's tags and ExifIFD, the EXIF IFD after it with DateTimeOriginal
+ * (20 bytes, out of line) and ExposureTime 1/250 (a rational, out of
+ * line), then the values and the pixels. exif_at overrides the ExifIFD
+ * offset and count its entry count (a malformed file). Returns the size. */
+static size_t tiff_with_exif(uint8_t *b, uint32_t exif_at, uint16_t count)
+{
+    memset(b, 0, 512);
+    memcpy(b, "II*\0\x08\0\0\0", 8);
+    struct {
+        uint16_t tag, type;
+        uint32_t count, value;
+    } ifd0[] = {{256, 3, 1, 4}, {257, 3, 1, 2},        {258, 3, 1, 8}, {259, 3, 1, 1},
+                {262, 3, 1, 1}, {273, 4, 1, 300},      {277, 3, 1, 1}, {278, 3, 1, 2},
+                {279, 4, 1, 8}, {34665, 4, 1, exif_at}},
+      exif[] = {{33434, 5, 1, 250}, {36867, 2, 20, 260}};
+    size_t at = 8;
+    b[at] = 10;
+    at += 2;
+    for (int i = 0; i < 10; i++, at += 12) {
+        memcpy(b + at, &ifd0[i].tag, 2); /* the test machines are little-endian */
+        memcpy(b + at + 2, &ifd0[i].type, 2);
+        memcpy(b + at + 4, &ifd0[i].count, 4);
+        memcpy(b + at + 8, &ifd0[i].value, 4);
+    }
+    at += 4; /* no next IFD: the EXIF IFD starts at 134 */
+    b[134] = (uint8_t)count;
+    b[135] = (uint8_t)(count >> 8);
+    for (int i = 0; i < 2; i++) {
+        memcpy(b + 136 + 12 * i, &exif[i].tag, 2);
+        memcpy(b + 136 + 12 * i + 2, &exif[i].type, 2);
+        memcpy(b + 136 + 12 * i + 4, &exif[i].count, 4);
+        memcpy(b + 136 + 12 * i + 8, &exif[i].value, 4);
+    }
+    const uint32_t rational[2] = {1, 250};
+    memcpy(b + 250, rational, 8);
+    memcpy(b + 260, "2026:11:24 10:00:00", 20);
+    for (int i = 0; i < 8; i++)
+        b[300 + i] = (uint8_t)(30 * i);
+    return 308;
+}
+
+/* TIFF keeps EXIF in an IFD of its own: it is read into one block (its
+ * values copied and their offsets rewritten), carried into a JPEG, and a
+ * malformed one is left out without failing the image. */
+START_TEST(tiff_exif_ifd)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    uint8_t file[512];
+    char path[512], out[512];
+    snprintf(path, sizeof path, "%s/exif.tif", tu_tmpdir());
+    tu_write_file(path, file, tiff_with_exif(file, 134, 2));
+    gpuimg_image img;
+    tu_load(ctx, path, &img);
+    ck_assert_int_eq(img.width, 4);
+    ck_assert_int_eq(img.data[7], 210);
+    ck_assert_ptr_nonnull(img.meta);
+    ck_assert_ptr_nonnull(img.meta->exif);
+    ck_assert_ptr_nonnull(memmem(img.meta->exif, img.meta->exif_len, "2026:11:24 10:00:00", 20));
+    gpuimg_image_free(&img);
+    snprintf(out, sizeof out, "%s/exif.jpg", tu_tmpdir());
+    ck_assert_int_eq(RUN(NULL, NULL, "invert", path, out), 0);
+    tu_load(ctx, out, &img); /* read back from the JPEG's APP1 */
+    ck_assert(img.meta && img.meta->exif);
+    const uint8_t *e = img.meta->exif;
+    ck_assert_ptr_nonnull(memmem(e, img.meta->exif_len, "2026:11:24 10:00:00", 20));
+    /* ExposureTime's rational, found through the rewritten offset */
+    uint32_t ifd, n16, off;
+    memcpy(&ifd, e + 18, 4); /* IFD0's one entry: ExifIFD */
+    n16 = e[ifd] | e[ifd + 1] << 8;
+    ck_assert_uint_eq(n16, 2);
+    ck_assert_int_eq(e[ifd + 2] | e[ifd + 3] << 8, 33434);
+    memcpy(&off, e + ifd + 2 + 8, 4);
+    ck_assert_uint_lt(off + 8, img.meta->exif_len);
+    uint32_t r[2];
+    memcpy(r, e + off, 8);
+    ck_assert_uint_eq(r[0], 1);
+    ck_assert_uint_eq(r[1], 250);
+    gpuimg_image_free(&img);
+    /* the IFD outside the file, or claiming 60000 entries: no EXIF, the image read */
+    static const uint32_t bad_at[] = {5000, 134};
+    static const uint16_t bad_count[] = {2, 60000};
+    for (int k = 0; k < 2; k++) {
+        tu_write_file(path, file, tiff_with_exif(file, bad_at[k], bad_count[k]));
+        gpuimg_image bad;
+        if (gpuimg_load(ctx, path, &bad) == GPUIMG_OK) { /* libtiff may refuse it whole */
+            ck_assert_int_eq(bad.data[7], 210);
+            ck_assert(!bad.meta || !bad.meta->exif);
+            gpuimg_image_free(&bad);
+        }
+    }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *metadata_suite(void)
 {
     Suite *s = suite_create("metadata");
@@ -572,6 +667,7 @@ Suite *metadata_suite(void)
     tcase_add_test(tc, info_from_headers);
     tcase_add_test(tc, webp_read_and_written);
     tcase_add_test(tc, tiff_tags);
+    tcase_add_test(tc, tiff_exif_ifd);
     suite_add_tcase(s, tc);
     return s;
 }
