@@ -166,6 +166,27 @@ ICC = bytes(132)  # a bare header is enough for the parsers: they never read its
 XMP = b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF/></x:xmpmeta>'
 
 
+def tiff_with_exif():
+    """A 4x2 gray TIFF with an EXIF IFD (DateTimeOriginal, ExposureTime),
+    little-endian, made byte by byte as tests/check_metadata.c makes it."""
+    b = bytearray(512)
+    b[0:8] = b"II*\x00\x08\x00\x00\x00"
+    ifd0 = [(256, 3, 1, 4), (257, 3, 1, 2), (258, 3, 1, 8), (259, 3, 1, 1), (262, 3, 1, 1),
+            (273, 4, 1, 300), (277, 3, 1, 1), (278, 3, 1, 2), (279, 4, 1, 8),
+            (34665, 4, 1, 134)]
+    b[8:10] = struct.pack("<H", len(ifd0))
+    for i, e in enumerate(ifd0):
+        b[10 + 12 * i:22 + 12 * i] = struct.pack("<HHII", *e)
+    exif = [(33434, 5, 1, 250), (36867, 2, 20, 260)]
+    b[134:136] = struct.pack("<H", len(exif))
+    for i, e in enumerate(exif):
+        b[136 + 12 * i:148 + 12 * i] = struct.pack("<HHII", *e)
+    b[250:258] = struct.pack("<II", 1, 250)
+    b[260:280] = b"2026:11:24 10:00:00\x00"
+    b[300:308] = bytes(30 * i for i in range(8))
+    return bytes(b[:308])
+
+
 def with_metadata_png():
     """A PNG whose orientation (6), profile and XMP the metadata reader sees."""
     extra = (chunk(b"iCCP", b"ICC Profile\x00\x00" + zlib.compress(ICC)) +
@@ -227,13 +248,14 @@ def main():
     for name in ("camera.tif", "camera16.tif", "rgba_lzw.tif"):  # TIFF seeds: Pillow's
         with open(os.path.join(golden, name), "rb") as f:
             load[name] = f.read()
+    load["exif.tif"] = tiff_with_exif()
     load["meta.png"] = with_metadata_png()
     load["meta.jpg"] = with_metadata_jpeg(load["q95.jpg"])
     for name, data in load.items():
         put("load", name, data)
         put("info", name, data)
     for i, (w, h, c, level) in enumerate([(1, 1, 1, 0), (17, 3, 3, 6), (40, 40, 4, 9),
-                                          (95, 2, 2, 1)]):
+                                          (95, 2, 2, 1), (9, 5, 7, 6), (30, 2, 6, 3)]):
         put("png_write", "case%d" % i, bytes([w - 1, h - 1, c - 1, level]) + pixels(64, 1, 1, i))
     kdir = os.path.join(os.path.dirname(ROOT), "..", "golden", "kernels")
     for name in sorted(os.listdir(kdir)):
