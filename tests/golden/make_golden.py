@@ -9,13 +9,23 @@ python3-scipy, python3-skimage, python3-pil):
 
 Everything is deterministic (fixed seeds, fixed crops of skimage.data images);
 running it again rewrites inputs/, kernels/, expected/ and manifest.tsv with
-the same bytes.
+the same bytes.  `-v` reports the float32 emulation and the nudging of the
+robust inputs on stderr.
+
+Images are PNGs of 8 or 16 bits per value (16-bit ones written and read by
+our own zlib/struct codec: Pillow cannot write 16-bit colour); a case's
+output has its input's depth.  Steps use the keys of SPEC's options, e.g.
+`blur:sigma=2,border=wrap,alpha=premultiplied`, `equalize:luma=1`,
+`histogram:bins=1000`, `compare:with=inputs/B.png`; in a histogram's JSON
+"counts" holds one list of N numbers per channel, in stored order.
 
 manifest.tsv: one case per line, TAB-separated
     id  input  step  expected  tol
 paths relative to tests/golden/; `step` is gpuimg's STEP syntax; tol is
     exact  every value (or every JSON number) identical
     near   no value differs by more than 1, at most 0.1% of values differ by 1
+           (at 16 bits too: the inputs are made robust for float32, see
+           make_robust)
     float  JSON numbers equal to a relative/absolute tolerance (compare,
            stats: integers are exact; stats' stddev may differ from a double
            sqrt(sumsq/N - mean^2) in the last few bits, so compare floats
@@ -23,11 +33,14 @@ paths relative to tests/golden/; `step` is gpuimg's STEP syntax; tol is
            compare)
 """
 
+import io
 import json
 import math
 import os
 import shutil
+import struct
 import sys
+import zlib
 from decimal import Decimal, getcontext
 from fractions import Fraction
 
@@ -41,10 +54,17 @@ from skimage.metrics import structural_similarity
 HERE = os.path.dirname(os.path.abspath(__file__))
 DIRS = ("inputs", "kernels", "expected", "formats")
 BORDERS = ("reflect101", "reflect", "replicate", "wrap", "constant")
+SHORT_BORDER = {"reflect101": "r101", "reflect": "refl", "replicate": "repl",
+                "wrap": "wrap", "constant": "const"}             # in case ids
 SCIPY_MODE = {"reflect101": "mirror", "reflect": "reflect",
               "replicate": "nearest", "wrap": "wrap", "constant": "constant"}
 
 getcontext().prec = 60
+
+
+def verbose(msg):
+    if "-v" in sys.argv:
+        print(msg, file=sys.stderr)
 
 
 # ----------------------------------------------------------------------------
@@ -61,22 +81,134 @@ def as_hwc(a):
     return a
 
 
+def maxval(img):
+    """M of SPEC section 2: the largest value of the image's depth."""
+    return {np.dtype(np.uint8): 255, np.dtype(np.uint16): 65535}[np.asarray(img).dtype]
+
+
+def depth_dtype(maxv):
+    return {255: np.uint8, 65535: np.uint16}[maxv]
+
+
 def write_png(rel, img):
+    """8 bits through Pillow; 16 bits (which Pillow cannot write in colour)
+    through our own encoder.  Either way read back and compared."""
     img = as_hwc(img)
-    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] in MODES
+    assert img.dtype in (np.uint8, np.uint16) and img.ndim == 3 and img.shape[2] in MODES
     c = img.shape[2]
-    pil = Image.fromarray(img[:, :, 0] if c == 1 else img, MODES[c])
     path = os.path.join(HERE, rel)
-    pil.save(path, optimize=True)
+    if img.dtype == np.uint16:
+        with open(path, "wb") as f:
+            f.write(png16_bytes(img))
+    else:
+        pil = Image.fromarray(img[:, :, 0] if c == 1 else img, MODES[c])
+        pil.save(path, optimize=True)
     back = read_png(rel)
-    assert back.shape == img.shape and np.array_equal(back, img), rel
+    assert back.shape == img.shape and back.dtype == img.dtype and np.array_equal(back, img), rel
     return rel
 
 
 def read_png(rel):
+    with open(os.path.join(HERE, rel), "rb") as f:
+        data = f.read()
+    if png_header(data)["depth"] == 16:
+        return png16_decode(data)
     with Image.open(os.path.join(HERE, rel)) as im:
         assert im.mode in MODES.values(), (rel, im.mode)
         return as_hwc(np.array(im))
+
+
+# -- 16-bit PNG, written and read here (zlib + struct): colour types 0, 4, 2
+# and 6 (gray, gray+alpha, RGB, RGBA) at bit depth 16, big-endian samples.
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+PNG_COLOR_TYPE = {1: 0, 2: 4, 3: 2, 4: 6}          # channels -> colour type
+
+
+def png_chunk(kind, body):
+    return (struct.pack(">I", len(body)) + kind + body +
+            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+
+def png_chunks(data):
+    """(kind, body) of every chunk, CRCs checked."""
+    assert data[:8] == PNG_SIGNATURE
+    pos, out = 8, []
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        (crc,) = struct.unpack(">I", data[pos + 8 + n:pos + 12 + n])
+        assert crc == zlib.crc32(kind + body) & 0xFFFFFFFF, kind
+        out.append((kind, body))
+        pos += 12 + n
+    assert out[0][0] == b"IHDR" and out[-1][0] == b"IEND"
+    return out
+
+
+def png_header(data):
+    w, h, depth, ctype, comp, filt, inter = struct.unpack(">IIBBBBB", png_chunks(data)[0][1])
+    assert comp == 0 and filt == 0 and inter == 0
+    return {"width": w, "height": h, "depth": depth, "color_type": ctype}
+
+
+def paeth(a, b, c):
+    p = a + b - c
+    pa, pb, pc = np.abs(p - a), np.abs(p - b), np.abs(p - c)
+    return np.where((pa <= pb) & (pa <= pc), a, np.where(pb <= pc, b, c))
+
+
+def png_filter_rows(raw, bpp):
+    """The five PNG filters of every row (h x 5 x rowbytes, uint8), computed
+    from the unfiltered bytes raw (h x rowbytes)."""
+    x = raw.astype(np.int64)
+    up = np.vstack([np.zeros((1, x.shape[1]), np.int64), x[:-1]])
+    left = np.hstack([np.zeros((x.shape[0], bpp), np.int64), x[:, :-bpp]])
+    upleft = np.hstack([np.zeros((x.shape[0], bpp), np.int64), up[:, :-bpp]])
+    preds = (0 * x, left, up, (left + up) // 2, paeth(left, up, upleft))
+    return np.stack([(x - p) & 0xFF for p in preds], axis=1).astype(np.uint8)
+
+
+def png16_bytes(img, filter_type=None):
+    """A 16-bit PNG of img (h x w x c uint16); each row takes the filter with
+    the least sum of absolute signed bytes (libpng's heuristic), or
+    filter_type."""
+    h, w, c = img.shape
+    raw = img.astype(">u2").view(np.uint8).reshape(h, w * c * 2)
+    filtered = png_filter_rows(raw, c * 2)
+    cost = np.abs(filtered.astype(np.int8).astype(np.int64)).sum(axis=2)
+    best = np.argmin(cost, axis=1) if filter_type is None else np.full(h, filter_type)
+    rows = [bytes([k]) + filtered[y, k].tobytes() for y, k in enumerate(best)]
+    ihdr = struct.pack(">IIBBBBB", w, h, 16, PNG_COLOR_TYPE[c], 0, 0, 0)
+    return (PNG_SIGNATURE + png_chunk(b"IHDR", ihdr) +
+            png_chunk(b"IDAT", zlib.compress(b"".join(rows), 9)) + png_chunk(b"IEND", b""))
+
+
+def png16_decode(data):
+    hdr = png_header(data)
+    w, h = hdr["width"], hdr["height"]
+    assert hdr["depth"] == 16
+    c = {v: k for k, v in PNG_COLOR_TYPE.items()}[hdr["color_type"]]
+    bpp, stride = 2 * c, 2 * c * w
+    z = zlib.decompress(b"".join(body for kind, body in png_chunks(data) if kind == b"IDAT"))
+    assert len(z) == h * (stride + 1)
+    out = np.zeros((h, stride), np.int64)
+    prev = np.zeros(stride, np.int64)
+    for y in range(h):
+        kind = z[y * (stride + 1)]
+        f = np.frombuffer(z, np.uint8, stride, y * (stride + 1) + 1).astype(np.int64)
+        if kind in (0, 2):
+            row = (f + (prev if kind == 2 else 0)) & 0xFF
+        elif kind == 1:        # Sub: running sums along each byte lane
+            row = np.cumsum(f.reshape(w, bpp), axis=0).ravel() & 0xFF
+        else:                  # Average, Paeth: pixel by pixel
+            row = f.copy()
+            for x in range(0, stride, bpp):
+                a = row[x - bpp:x] if x else np.zeros(bpp, np.int64)
+                b, cc = prev[x:x + bpp], (prev[x - bpp:x] if x else np.zeros(bpp, np.int64))
+                pred = (a + b) // 2 if kind == 3 else paeth(a, b, cc)
+                row[x:x + bpp] = (f[x:x + bpp] + pred) & 0xFF
+        out[y] = prev = row
+    return (out[:, 0::2] * 256 + out[:, 1::2]).astype(np.uint16).reshape(h, w, c)
 
 
 def write_json(rel, obj):
@@ -89,9 +221,9 @@ def write_json(rel, obj):
 # SPEC section 3: arithmetic
 # ----------------------------------------------------------------------------
 
-def round_store(v):
-    """clamp(floor(v + 0.5), 0, 255) as uint8."""
-    return np.clip(np.floor(v + 0.5), 0, 255).astype(np.uint8)
+def round_store(v, maxv=255):
+    """clamp(floor(v + 0.5), 0, M) as uint8 (M = 255) or uint16 (M = 65535)."""
+    return np.clip(np.floor(v + 0.5), 0, maxv).astype(depth_dtype(maxv))
 
 
 def bmap(idx, n, mode):
@@ -253,6 +385,54 @@ def op_sobel_f(img, border="reflect101"):
     return np.sqrt(gx * gx + gy * gy)
 
 
+def alpha_index(c):
+    """The alpha channel of a c-channel image, or None."""
+    return {2: 1, 4: 3}.get(c)
+
+
+def premultiplied(filt, img, maxv):
+    """SPEC section 2, --alpha premultiplied: with a = A / M each colour value
+    becomes c * a, every channel is filtered (alpha as its values A), then a
+    colour is c' / a' where a' = A' / M > 0, else 0.  float64 values, to be
+    rounded once by the store rule.  An image without alpha is filtered as is."""
+    x = as_hwc(img).astype(np.float64)
+    ai = alpha_index(x.shape[2])
+    if ai is None:
+        return filt(x)
+    col = color_channels(x.shape[2])
+    src = x.copy()
+    src[:, :, col] *= (x[:, :, ai] / maxv)[:, :, None]
+    out = filt(src)
+    a = out[:, :, ai] / maxv
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[:, :, col] = np.where((a > 0)[:, :, None], out[:, :, col] / a[:, :, None], 0.0)
+    return out
+
+
+def filter_f(op, img, p):
+    """The float64 value of a filter step (before the store rounding)."""
+    border = p.get("border", "reflect101")
+    if op == "blur":
+        def filt(x):
+            return op_blur_f(x, p.get("sigma"), p.get("radius"), border)
+    elif op == "box":
+        def filt(x):
+            return op_box_f(x, p["radius"], border)
+    elif op == "convolve":
+        def filt(x):
+            return op_convolve_f(x, p["kernel"], p.get("normalize", False), p.get("scale"),
+                                 p.get("bias"), p.get("abs", False), p.get("flip", False), border)
+    elif op == "sobel":
+        def filt(x):
+            return op_sobel_f(x, border)
+    else:
+        raise ValueError(op)
+    if p.get("alpha", "independent") == "premultiplied":
+        assert op != "sobel"
+        return premultiplied(filt, img, maxval(img))
+    return filt(img)
+
+
 def op_transpose(img):
     return np.ascontiguousarray(np.transpose(as_hwc(img), (1, 0, 2)))
 
@@ -273,11 +453,16 @@ def op_grayscale(img):
     c = img.shape[2]
     if c <= 2:
         return img.copy()
-    r, g, b = (img[:, :, i].astype(np.int64) for i in range(3))
-    y = ((299 * r + 587 * g + 114 * b + 500) // 1000).astype(np.uint8)
+    y = luma(img).astype(img.dtype)
     if c == 3:
         return y[:, :, None]
     return np.stack([y, img[:, :, 3]], axis=2)
+
+
+def luma(img):
+    """Rec.601 luma of an RGB(A) image, exactly rounded half up (int64)."""
+    r, g, b = (as_hwc(img)[:, :, i].astype(np.int64) for i in range(3))
+    return (299 * r + 587 * g + 114 * b + 500) // 1000
 
 
 def color_channels(c):
@@ -287,37 +472,68 @@ def color_channels(c):
 def op_invert(img):
     out = as_hwc(img).copy()
     for ch in color_channels(out.shape[2]):
-        out[:, :, ch] = 255 - out[:, :, ch]
+        out[:, :, ch] = maxval(out) - out[:, :, ch]
     return out
+
+
+def equalize_table(plane, maxv):
+    """SPEC's table lut[v] = round((cdf[v] - cdf[v0]) * M / (N - cdf[v0])),
+    exact integer round-half-up, for v = 0..M (0 below v0); None for a
+    one-value plane."""
+    plane = np.asarray(plane).ravel().astype(np.int64)
+    n = plane.size
+    hist = np.bincount(plane, minlength=maxv + 1).astype(np.int64)
+    cdf = np.cumsum(hist)
+    v0 = int(np.nonzero(hist)[0][0])
+    den = n - int(cdf[v0])
+    if den == 0:
+        return None
+    num = cdf - cdf[v0]
+    lut = np.where(np.arange(maxv + 1) >= v0, (2 * num * maxv + den) // (2 * den), 0)
+    assert lut.max() <= maxv and lut.min() >= 0 and lut[v0] == 0
+    return lut
 
 
 def op_equalize(img):
     out = as_hwc(img).copy()
-    n = out.shape[0] * out.shape[1]
     for ch in color_channels(out.shape[2]):
-        plane = out[:, :, ch]
-        hist = np.bincount(plane.ravel(), minlength=256).astype(np.int64)
-        cdf = np.cumsum(hist)
-        v0 = int(np.nonzero(hist)[0][0])
-        den = n - int(cdf[v0])
-        if den == 0:
-            continue                          # one-value channel: unchanged
-        lut = np.zeros(256, dtype=np.int64)
-        for v in range(256):
-            num = int(cdf[v]) - int(cdf[v0])
-            if v >= v0:                       # exact round-half-up
-                lut[v] = (2 * num * 255 + den) // (2 * den)
-        assert lut.max() <= 255 and lut.min() >= 0
-        out[:, :, ch] = lut[plane].astype(np.uint8)
+        lut = equalize_table(out[:, :, ch], maxval(out))
+        if lut is not None:                   # one-value channel: unchanged
+            out[:, :, ch] = lut[out[:, :, ch]]
     return out
 
 
-def op_histogram(img):
+def op_equalize_luma(img):
+    """equalize --luma: the table of the rounded luma Y, then each colour
+    value c' = clamp(round(c * lut[Y] / Y)) (half up, exact), every colour
+    value lut[0] where Y = 0; alpha unchanged.  A one-value Y takes the
+    identity table, which keeps every pixel but those of Y = 0 (no case
+    has a one-value Y)."""
+    out = as_hwc(img).copy()
+    assert out.shape[2] in (3, 4)
+    m = maxval(out)
+    y = luma(out)
+    lut = equalize_table(y, m)
+    if lut is None:
+        lut = np.arange(m + 1)
+    ly = lut[y]
+    for ch in range(3):
+        c = out[:, :, ch].astype(np.int64)
+        v = np.where(y > 0, (2 * c * ly + y) // np.maximum(2 * y, 1), lut[0])
+        out[:, :, ch] = np.minimum(v, m)
+    return out
+
+
+def op_histogram(img, bins=None):
+    """Counts per channel; value v falls in bin floor(v * N / 2^depth)."""
     img = as_hwc(img)
     c = img.shape[2]
-    counts = [np.bincount(img[:, :, i].ravel(), minlength=256).astype(int).tolist()
+    nb = 256 if bins is None else bins
+    assert 1 <= nb <= 65536
+    counts = [np.bincount(img[:, :, i].ravel().astype(np.int64) * nb // (maxval(img) + 1),
+                          minlength=nb).astype(int).tolist()
               for i in range(c)]
-    assert all(sum(cnt) == img.shape[0] * img.shape[1] for cnt in counts)
+    assert all(len(cnt) == nb and sum(cnt) == img.shape[0] * img.shape[1] for cnt in counts)
     return {"channels": c, "counts": counts}
 
 
@@ -337,7 +553,7 @@ def op_stats(img):
         d = n * ss - s * s                             # n^2 * variance, exact
         assert d >= 0
         res["stddev"].append(float(Decimal(d).sqrt() / Decimal(n)))
-        cdf = np.cumsum(np.bincount(np.array(p), minlength=256))
+        cdf = np.cumsum(np.bincount(np.array(p), minlength=maxval(img) + 1))
         half = -(-n // 2)
         res["median"].append(int(np.nonzero(cdf >= half)[0][0]))
     return res
@@ -346,7 +562,12 @@ def op_stats(img):
 # -- compare ------------------------------------------------------------------
 
 def widen(a, b):
+    """Both images in the same depth (an 8-bit one against a 16-bit one
+    becomes v * 257) and the same channels (gray -> RGB, missing alpha M)."""
     a, b = as_hwc(a), as_hwc(b)
+    if a.dtype != b.dtype:
+        a, b = (x.astype(np.uint16) * 257 if x.dtype == np.uint8 else x for x in (a, b))
+    m = maxval(a)
     ca, cb = a.shape[2], b.shape[2]
     color = ca >= 3 or cb >= 3
     alpha = ca in (2, 4) or cb in (2, 4)
@@ -357,23 +578,25 @@ def widen(a, b):
         if color and base.shape[2] == 1:
             base = np.repeat(base, 3, axis=2)
         if alpha:
-            al = x[:, :, c - 1:c] if c in (2, 4) else np.full(x.shape[:2] + (1,), 255, np.uint8)
+            al = x[:, :, c - 1:c] if c in (2, 4) else np.full(x.shape[:2] + (1,), m, x.dtype)
             base = np.concatenate([base, al], axis=2)
         return base
     return one(a), one(b)
 
 
-def ssim_own(a, b):
+def ssim_own(a, b, L=255):
     """SPEC's SSIM written out: Gaussian sigma 1.5 radius 5, reflect borders,
     population (co)variances, mean over pixels >= 5 from every edge, then
     over channels."""
-    S = ssim_map(a, b)[5:-5, 5:-5]
+    S = ssim_map(a, b, L)[5:-5, 5:-5]
     return float(np.mean([S[:, :, ch].mean() for ch in range(S.shape[2])]))
 
 
 def op_compare(a, b, fuzz=0):
+    """Figures in the (widened) images' units, L = M for PSNR and SSIM."""
     a, b = widen(a, b)
     assert a.shape == b.shape
+    L = float(maxval(a))
     d = np.abs(a.astype(np.int64) - b.astype(np.int64))
     nval = d.size
     sd = int(d.sum())
@@ -384,7 +607,7 @@ def op_compare(a, b, fuzz=0):
         "differing": int(np.count_nonzero((d > fuzz).any(axis=2))),
         "mae": sd / nval,
         "rmse": math.sqrt(mse),
-        "psnr": None if sd2 == 0 else 10.0 * math.log10(255.0 * 255.0 / mse),
+        "psnr": None if sd2 == 0 else 10.0 * math.log10(L * L / mse),
         "ssim": None,
     }
     h, w, c = a.shape
@@ -393,12 +616,12 @@ def op_compare(a, b, fuzz=0):
         if c == 1:
             sk = structural_similarity(af[:, :, 0], bf[:, :, 0], gaussian_weights=True,
                                        sigma=1.5, use_sample_covariance=False,
-                                       data_range=255)
+                                       data_range=L)
         else:
             sk = structural_similarity(af, bf, gaussian_weights=True, sigma=1.5,
-                                       use_sample_covariance=False, data_range=255,
+                                       use_sample_covariance=False, data_range=L,
                                        channel_axis=-1)
-        own = ssim_own(a, b)
+        own = ssim_own(a, b, L)
         assert abs(sk - own) <= 1e-9, ("ssim mismatch", sk, own)
         res["ssim"] = float(sk)
     return res
@@ -510,11 +733,11 @@ def matches_within(rule, ra, pa, rb, pb, x, y, n):
     return bool((~rule.differ(me_r, win_r, me_p, win_p)).any())
 
 
-def ssim_map(a, b):
+def ssim_map(a, b, L=255):
     """The SSIM map of every pixel (reflect borders), per channel."""
     w = gauss_weights(1.5, 5)
-    C1 = (0.01 * 255) ** 2
-    C2 = (0.03 * 255) ** 2
+    C1 = (0.01 * L) ** 2
+    C2 = (0.03 * L) ** 2
     x = as_hwc(a).astype(np.float64)
     y = as_hwc(b).astype(np.float64)
 
@@ -590,11 +813,18 @@ def op_compare_rules(a, b, fuzz=0, threshold=0.0, aa=False, shift=0, ignore=(), 
 
 
 # ----------------------------------------------------------------------------
-# float32 emulation (diagnostic only: how many values a plain 32-bit float
-# implementation would round differently from the float64 golden)
+# float32 emulation: how a 32-bit float implementation rounds.  A diagnostic
+# at 8 bits (how many values it would round differently from the float64
+# golden); at 16 bits and for --alpha premultiplied also the measure of
+# float32 noise that check_robust keeps the goldens away from.  Variant 0 is
+# the plain implementation (float32 weights normalized in float32, rows then
+# columns, taps in order); variant 1 another correct one (weights normalized
+# in double, columns then rows, taps in reverse order with fused
+# multiply-adds, premultiplication by A * (1/M) with a' filtered directly).
 # ----------------------------------------------------------------------------
 
 F32 = np.float32
+VARIANTS = (0, 1)
 
 
 def pad_f32(img, ry, rx, mode):
@@ -607,63 +837,140 @@ def pad_f32(img, ry, rx, mode):
     return e[rows][:, cols]
 
 
-def corr2d_f32(img, K, mode):
+def sum_taps_f32(terms, weights, variant):
+    """sum_k weights[k] * terms(k) in float32: in order with a rounding after
+    each product and each sum (variant 0), or in reverse order with one
+    rounding per fused multiply-add (variant 1)."""
+    acc = None
+    order = range(len(weights)) if variant == 0 else reversed(range(len(weights)))
+    for k in order:
+        x = terms(k)
+        if acc is None:
+            acc = np.zeros(x.shape, dtype=F32)
+        if variant == 0:
+            acc = acc + F32(weights[k]) * x
+        else:
+            acc = (np.float64(F32(weights[k])) * x.astype(np.float64) +
+                   acc.astype(np.float64)).astype(F32)
+    return acc
+
+
+def corr2d_f32(img, K, mode, variant=0):
     K = np.asarray(K, dtype=F32)
     h, w = as_hwc(img).shape[:2]
     kh, kw = K.shape
     pad = pad_f32(img, kh // 2, kw // 2, mode)
-    acc = np.zeros((h, w, pad.shape[2]), dtype=F32)
-    for i in range(kh):
-        for j in range(kw):
-            acc = acc + K[i, j] * pad[i:i + h, j:j + w]
-    return acc
+    return sum_taps_f32(lambda k: pad[k // kw:k // kw + h, k % kw:k % kw + w], K.ravel(),
+                        variant)
 
 
-def sep_f32(img, w, mode, post_scale=None):
-    w = np.asarray(w, dtype=F32)
+def sep_f32(img, w, mode, post_scale=None, variant=0):
+    """Separable float32 filter: rows then columns (variant 0), columns then
+    rows (variant 1); post_scale after both passes (variant 0) or its square
+    root after each (variant 1)."""
     r = len(w) // 2
-    img = as_hwc(img).astype(F32)
-    h, wd, c = img.shape
-    pad = pad_f32(img, 0, r, mode)
-    tmp = np.zeros((h, wd, c), dtype=F32)
-    for k in range(len(w)):
-        tmp = tmp + w[k] * pad[:, k:k + wd]
-    pad = pad_f32(tmp, r, 0, mode)
-    out = np.zeros((h, wd, c), dtype=F32)
-    for k in range(len(w)):
-        out = out + w[k] * pad[k:k + h]
-    if post_scale is not None:
-        out = out * F32(post_scale)
+    x = as_hwc(img).astype(F32)
+    h, wd = x.shape[:2]
+    per_pass = F32(math.sqrt(post_scale)) if post_scale is not None and variant == 1 else None
+    passes = ((0, r), (r, 0)) if variant == 0 else ((r, 0), (0, r))
+    for ry, rx in passes:
+        pad = pad_f32(x, ry, rx, mode)
+        if rx:
+            x = sum_taps_f32(lambda k: pad[:, k:k + wd], w, variant)
+        else:
+            x = sum_taps_f32(lambda k: pad[k:k + h], w, variant)
+        if per_pass is not None:
+            x = x * per_pass
+    if post_scale is not None and variant == 0:
+        x = x * F32(post_scale)
+    return x
+
+
+def blur_weights_f32(p, variant):
+    s, r = blur_params(p.get("sigma"), p.get("radius"))
+    if variant == 1:
+        return gauss_weights(s, r).astype(F32)
+    s = F32(s)
+    k = np.arange(-r, r + 1).astype(F32)
+    w = np.exp(-k * k / (F32(2) * s * s)).astype(F32)
+    return (w / w.sum(dtype=F32)).astype(F32)
+
+
+def premultiplied_f32(filt, img, maxv, variant):
+    """premultiplied() in float32: a = A / M and a' = A' / M (variant 0), or
+    a = A * (1/M) filtered as the alpha channel and A' = a' * M (variant 1)."""
+    x = as_hwc(img).astype(F32)
+    ai = alpha_index(x.shape[2])
+    if ai is None:
+        return filt(x)
+    col = color_channels(x.shape[2])
+    src = x.copy()
+    if variant == 0:
+        src[:, :, col] *= (x[:, :, ai] / F32(maxv))[:, :, None]
+        out = filt(src)
+        a = out[:, :, ai] / F32(maxv)
+    else:
+        a = x[:, :, ai] * F32(1.0 / maxv)
+        src[:, :, col] *= a[:, :, None]
+        src[:, :, ai] = a
+        out = filt(src)
+        a = out[:, :, ai].copy()
+        out[:, :, ai] = a * F32(maxv)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[:, :, col] = np.where((a > 0)[:, :, None], out[:, :, col] / a[:, :, None], F32(0))
     return out
 
 
-def emulate_f32(op, img, p):
+def emulate_f32(op, img, p, variant=0):
+    """The float32 value of a filter step (before rounding)."""
     border = p.get("border", "reflect101")
     if op == "blur":
-        s, r = blur_params(p.get("sigma"), p.get("radius"))
-        s = F32(s)
-        k = np.arange(-r, r + 1).astype(F32)
-        w = np.exp(-k * k / (F32(2) * s * s)).astype(F32)
-        w = (w / w.sum(dtype=F32)).astype(F32)
-        v = sep_f32(img, w, border)
+        w = blur_weights_f32(p, variant)
+
+        def filt(x):
+            return sep_f32(x, w, border, variant=variant)
     elif op == "box":
         r = p["radius"]
-        v = sep_f32(img, np.ones(2 * r + 1), border, 1.0 / (2 * r + 1) ** 2)
+
+        def filt(x):
+            return sep_f32(x, np.ones(2 * r + 1), border, 1.0 / (2 * r + 1) ** 2, variant)
     elif op == "convolve":
         K = get_kernel(p["kernel"])
         if p.get("flip"):
             K = K[::-1, ::-1]
         s = conv_scale(K, p.get("normalize"), p.get("scale"))
-        v = corr2d_f32(img, K, border) * F32(s) + F32(p.get("bias") or 0.0)
-        if p.get("abs"):
-            v = np.abs(v)
+
+        def filt(x):
+            v = corr2d_f32(x, K, border, variant) * F32(s) + F32(p.get("bias") or 0.0)
+            return np.abs(v) if p.get("abs") else v
     elif op == "sobel":
-        gx = corr2d_f32(img, NAMED["sobel-x"], border)
-        gy = corr2d_f32(img, NAMED["sobel-y"], border)
-        v = np.sqrt(gx * gx + gy * gy)
+        def filt(x):
+            gx = corr2d_f32(x, NAMED["sobel-x"], border, variant)
+            gy = corr2d_f32(x, NAMED["sobel-y"], border, variant)
+            if variant == 0:
+                return np.sqrt(gx * gx + gy * gy)
+            sq = gx.astype(np.float64) * gx + (gy * gy).astype(np.float64)
+            return np.sqrt(sq.astype(F32))
     else:
         raise ValueError(op)
-    return np.clip(np.floor(v + F32(0.5)), 0, 255).astype(np.uint8)
+    if p.get("alpha", "independent") == "premultiplied":
+        return premultiplied_f32(filt, img, maxval(img), variant)
+    return filt(as_hwc(img).astype(F32))
+
+
+def store_f32(v, maxv):
+    """The store rule computed in float32."""
+    return np.clip(np.floor(v + F32(0.5)), 0, maxv).astype(depth_dtype(maxv))
+
+
+def f32_noise(op, img, p, v):
+    """The largest distance between the float64 value v and any float32
+    variant's value, over the values inside the store range."""
+    inr = (v > -0.5) & (v < maxval(img) + 0.5)
+    if not inr.any():
+        return 0.0
+    return max(float(np.max(np.abs(emulate_f32(op, img, p, k).astype(np.float64) - v)[inr]))
+               for k in VARIANTS)
 
 
 # ----------------------------------------------------------------------------
@@ -673,8 +980,10 @@ def emulate_f32(op, img, p):
 INPUTS = {}
 
 
-def add_input(name, arr):
-    arr = as_hwc(np.asarray(arr, dtype=np.uint8))
+def add_input(name, arr, maxv=255):
+    if maxv != 255:
+        assert np.min(arr) >= 0 and np.max(arr) <= maxv, name
+    arr = as_hwc(np.asarray(arr, dtype=depth_dtype(maxv)))
     h, w = arr.shape[:2]
     assert "%dx%d" % (w, h) in name, (name, arr.shape)
     rel = write_png("inputs/%s.png" % name, arr)
@@ -777,8 +1086,13 @@ ORIENTED = []
 
 def make_oriented():
     """The same picture stored under EXIF orientations 1-8, as PNG (eXIf),
-    JPEG (APP1) and lossless WebP (EXIF chunk), each with the upright pixels Pillow's exif_transpose
-    makes of it (expected/upright_*.png): what gpuimg must see on reading."""
+    JPEG (APP1), lossless WebP (EXIF chunk) and TIFF (tag 274; uncompressed
+    for odd orientations, Deflate for even), each with the upright pixels
+    Pillow's exif_transpose makes of it (expected/upright_*.png): what gpuimg
+    must see on reading.  Pillow 9.4's TIFF reader applies the tag itself
+    while loading (and exif_transpose would then apply it a second time), so
+    a TIFF's upright pixels are the ones Pillow loads, checked against the
+    picture they were made from."""
     from PIL import ImageOps
     base = INPUTS["photo_96x64_rgb"][1]
     up = Image.fromarray(base[:, :57])  # 57 x 64: odd, not square
@@ -793,18 +1107,29 @@ def make_oriented():
         im = stored[o](up)
         exif = Image.Exif()
         exif[0x0112] = o
-        for ext in ("png", "jpg", "webp"):
+        for ext in ("png", "jpg", "webp", "tif"):
             rel = "inputs/oriented_%d.%s" % (o, ext)
             path = os.path.join(HERE, rel)
             if ext == "png":
                 im.save(path, exif=exif.tobytes())
             elif ext == "webp":
                 im.save(path, lossless=True, exact=True, exif=exif.tobytes())
+            elif ext == "tif":
+                im.save(path, compression="raw" if o % 2 else "tiff_adobe_deflate",
+                        tiffinfo={0x0112: o})
             else:
                 im.save(path, quality=95, exif=exif.tobytes())
             with Image.open(path) as back:
                 assert back.getexif().get(0x0112) == o, (rel, o)
-                upright = ImageOps.exif_transpose(back).convert("RGB")
+                if ext == "tif":
+                    assert back.tag_v2.get(0x0112) == o and back.size == im.size, rel
+                    if o % 2:               # uncompressed: the stored rows, as stored
+                        with open(path, "rb") as f:
+                            assert im.tobytes() in f.read(), rel
+                    back.load()             # oriented while loading
+                    upright = back.convert("RGB")
+                else:
+                    upright = ImageOps.exif_transpose(back).convert("RGB")
             if ext != "jpg":  # lossless: exactly the picture it was made from
                 assert np.array_equal(np.asarray(upright), np.asarray(up)), rel
             exp = write_png("expected/upright_%d_%s.png" % (o, ext), np.asarray(upright))
@@ -833,6 +1158,127 @@ def make_ui_inputs():
     rb[:, 80:, :3] = 0            # colour under alpha 0..40: blended over white, barely visible
     rb[20:30, 10:20, 3] = 128     # half-transparent patch: visible
     add_input("ui_96x64_rgba_b", rb)
+
+
+# -- 16-bit inputs, and the inputs of --alpha premultiplied ---------------------
+
+M16 = 65535
+NEW_INPUTS = []
+
+
+def to16(x, rng, dither=150):
+    """A float picture in 0..1 as 16-bit values: stretched to 0..65535 with
+    a dither, so that the low bytes carry information (a tool that works at
+    8 bits cannot pass) and a few values reach 0 and 65535."""
+    v = np.round(np.asarray(x, np.float64) * M16 + rng.integers(-dither, dither + 1, np.shape(x)))
+    return np.clip(v, 0, M16).astype(np.int64)
+
+
+def stretch(a, lo=0.5, hi=99.5):
+    a = np.asarray(a, np.float64)
+    p0, p1 = np.percentile(a, lo), np.percentile(a, hi)
+    return np.clip((a - p0) / (p1 - p0), 0.0, 1.0)
+
+
+def render_matte(h, w, maxv, rng):
+    """An RGBA picture on which independent filtering leaves fringes: a dark
+    textured disc, hard-edged on its left half and anti-aliased (4x4
+    coverage) on its right, an opaque bar against the left border, on fully
+    transparent pixels of a bright yellow."""
+    ss = 4
+    yy, xx = np.mgrid[0:h * ss, 0:w * ss]
+    cy, cx, r = 13.0, 20.0, 9.5
+    inside = np.hypot((xx + 0.5) / ss - cx, (yy + 0.5) / ss - cy) <= r
+    cover = inside.reshape(h, ss, w, ss).mean(axis=(1, 3))
+    py, px = np.mgrid[0:h, 0:w]
+    a = np.where(px + 0.5 < cx, (cover >= 0.5).astype(np.float64), cover)
+    a[5:21, 0:3] = 1.0                              # opaque bar at the border
+    tex = 0.08 + 0.3 * stretch(rng.normal(size=(h, w, 3)).cumsum(axis=1) * 0.3 +
+                                np.sin(py / 3.0)[:, :, None])
+    bright = np.array([0.99, 0.96, 0.18]) + rng.uniform(-0.01, 0.01, (h, w, 3))
+    col = np.where((a > 0)[:, :, None], tex, np.clip(bright, 0, 1))
+    alpha = np.round(a * maxv)
+    if maxv == 255:
+        rgb = np.round(col * 255)
+    else:
+        rgb = to16(col, rng, 60)
+    out = np.concatenate([rgb, alpha[:, :, None]], axis=2).astype(np.int64)
+    assert ((out[:, :, 3] == 0) & (out[:, :, 0] > 0.9 * maxv)).sum() > 300
+    return out
+
+
+def y_zero_pixels(img):
+    """Puts pixels whose rounded luma is 0 but whose colour is not (and one
+    black one) in the first row, for equalize --luma's Y = 0 rule."""
+    img[0, :4, :3] = [[0, 0, 4], [0, 0, 0], [1, 0, 1], [0, 0, 1]]
+    assert (luma(img[:1, :4]) == 0).all()
+    return img
+
+
+def new_inputs():
+    """16-bit inputs (odd sizes, values over 0..65535, hardly any a multiple
+    of 257), and the premultiplied inputs at both depths: {name: (maxv,
+    picture)}, before make_robust."""
+    rng = np.random.default_rng(160616)
+    out = {}
+    chelsea = skimage.data.chelsea()[100:145, 150:217]             # 45 x 67
+    photo = to16(stretch(chelsea), rng)
+    out["photo16_67x45_rgb"] = (M16, y_zero_pixels(photo))
+    astro = stretch(skimage.data.astronaut()[100:133, 180:225])      # 33 x 45
+    yy, xx = np.mgrid[0:33, 0:45]
+    alpha = np.clip(1.0 - xx / 44.0 * 0.9 - yy / 32.0 * 0.3, 0, 1)
+    alpha = to16(alpha, rng, 400)
+    alpha[:3, :3] = M16
+    alpha[-2:, -4:] = 0
+    out["photo16_45x33_rgba"] = (M16, np.concatenate([to16(astro, rng), alpha[:, :, None]], 2))
+    cam = skimage.data.camera()
+    out["camera16_61x41_gray"] = (M16, to16(stretch(cam[96:137, 196:257]), rng))
+    cam8 = cam[100:148, 200:264].astype(np.int64)                   # = camera_64x48_gray
+    out["camera16_64x48_gray"] = (M16, np.clip(cam8 * 257 + rng.integers(-128, 129, cam8.shape),
+                                               0, M16))
+    out["rand16_31x29_ga"] = (M16, rng.integers(0, M16 + 1, (29, 31, 2)))
+    out["rand16_5x3_ga"] = (M16, rng.integers(0, M16 + 1, (3, 5, 2)))
+    out["rand16_9x7_gray"] = (M16, rng.integers(0, M16 + 1, (7, 9)))
+    out["uniform16_9x5_gray"] = (M16, np.full((5, 9), 40000))
+    out["rand16_23x17_rgba"] = (M16, y_zero_pixels(rng.integers(0, M16 + 1, (17, 23, 4))))
+    out["rand_23x17_rgba"] = (255, y_zero_pixels(rng.integers(0, 256, (17, 23, 4))))
+    for maxv, tag in ((255, ""), (M16, "16")):
+        matte = render_matte(27, 41, maxv, rng)
+        out["matte%s_41x27_rgba" % tag] = (maxv, matte)
+        gray = (matte[:, :, :3].sum(axis=2) + 1) // 3
+        out["matte%s_41x27_ga" % tag] = (maxv, np.stack([gray, matte[:, :, 3]], axis=2))
+    out["randa_31x29_ga"] = (255, rng.integers(0, 256, (29, 31, 2)))
+    for name, (maxv, img) in out.items():
+        img = as_hwc(img)
+        assert img.min() >= 0 and img.max() <= maxv
+        if maxv == M16 and not name.startswith("uniform"):    # colour: alpha may be 0 or M
+            col = img[:, :, color_channels(img.shape[2])]
+            assert np.mean(col % 257 == 0) < 0.02, (name, np.mean(col % 257 == 0))
+    return out
+
+
+def with_noise(img, seed, amount):
+    """img with +-amount of noise on 4% of its pixels (compare's B)."""
+    rng = np.random.default_rng(seed)
+    out = as_hwc(img).astype(np.int64)
+    sel = rng.random(out.shape[:2]) < 0.04
+    out[sel] += rng.integers(-amount, amount + 1, (int(sel.sum()), out.shape[2]))
+    return np.clip(out, 0, maxval(img))
+
+
+def make_new_inputs():
+    """new_inputs(), each nudged by make_robust for the filter cases that
+    run on it (new_filter_cases), and a noisy copy of the 16-bit photo."""
+    for name, (maxv, img) in new_inputs().items():
+        img = as_hwc(np.asarray(img)).astype(depth_dtype(maxv))
+        cases = [(op, p) for _, inp, op, p in new_filter_cases() if inp == name]
+        if cases:
+            img = make_robust(name, img, cases)
+        add_input(name, img, maxv)
+        NEW_INPUTS.append(name)
+    add_input("photo16_67x45_rgb_noisy", with_noise(INPUTS["photo16_67x45_rgb"][1], 1617, 900),
+              M16)
+    NEW_INPUTS.append("photo16_67x45_rgb_noisy")
 
 
 KERNELS = {}
@@ -881,6 +1327,200 @@ def make_kernels():
     assert parse_kernel_file(KERNELS["big_63x63"]).sum() % 2 == 1
     assert parse_kernel_file(KERNELS["k_3x7"]).shape == (7, 3)
     assert parse_kernel_file(KERNELS["big_63x63"]).shape == (63, 63)
+    # positive weights for --alpha premultiplied (c' / a' well conditioned);
+    # odd sum: an opaque window's mean is never a .5 tie
+    add_kernel("pos_5x3", "# positive 5x3 kernel: 5 columns, 3 rows, sum 19 (odd); "
+               "use normalize=1\n0 1 2 1 0\n1 3 5 2 1\n0 1 1 1 0\n")
+    K = parse_kernel_file(KERNELS["pos_5x3"])
+    assert K.shape == (3, 5) and K.min() >= 0 and K.sum() == 19
+
+
+# ----------------------------------------------------------------------------
+# Robust inputs.  A float64 golden is a fair test of a float32 program only
+# where no value lies within float32 noise of a rounding boundary (.5).  At
+# 8 bits natural pictures keep that (check_robust); at 16 bits the noise is
+# 257 times larger and some 5% of a blur's values lie that close, so the
+# inputs of the 16-bit and premultiplied filter cases are nudged, by a few
+# hundredths of a percent of the range at a few pixels, until every case
+# on them passes check_robust (a deterministic local search).
+# ----------------------------------------------------------------------------
+
+class FilterModel:
+    """One filter case on one image, written as out = combine(L_f(S_j)): the
+    source planes S_j are per-pixel functions of the input (the channels, or
+    c * A / M and A when premultiplied), L_f linear (affine) filters.  Keeps
+    the filtered planes, so that a change of one input value updates them
+    through the filters' impulse responses."""
+
+    def __init__(self, op, p, img):
+        self.maxv = maxval(img)
+        self.c = as_hwc(img).shape[2]
+        self.ai = alpha_index(self.c) if p.get("alpha") == "premultiplied" else None
+        assert not p.get("abs"), "abs is not affine"
+        border = p.get("border", "reflect101")
+        if op == "sobel":
+            self.filters = [lambda x, K=K: correlate2d(x, K, border)
+                            for K in (NAMED["sobel-x"], NAMED["sobel-y"])]
+        else:
+            plain = {k: v for k, v in p.items() if k != "alpha"}
+            self.filters = [lambda x: filter_f(op, x, plain)]
+        v = filter_f(op, img, p)
+        self.noise = f32_noise(op, img, p, v) if noise_checked(img, p) else None
+        self.n = v.size
+        self.check = robust_distance(v.size, self.maxv, self.noise)
+        self.margin = 1.5 * self.check             # the search keeps room for noise to grow
+        self.ties_ok = ties_allowed(op, p)
+        # box: values k / (2R+1)^2, as far from .5 as 1 / (2 (2R+1)^2) whatever the input
+        self.needed = self.check > 0 and not (
+            op == "box" and self.ai is None and self.check < 0.5 / (2 * p["radius"] + 1) ** 2)
+        x = as_hwc(img).astype(np.float64)
+        src = x.copy()
+        if self.ai is not None:
+            col = color_channels(self.c)
+            src[:, :, col] *= (x[:, :, self.ai] / self.maxv)[:, :, None]
+        h, w = x.shape[:2]
+        # F[f, j, y*w + x]: filter f of source plane j
+        self.F = np.stack([np.stack([f(src[:, :, j:j + 1])[:, :, 0].ravel()
+                                     for j in range(self.c)]) for f in self.filters])
+        self.shape = (h, w)
+        self.base = [f(np.zeros((h, w, 1)))[:, :, 0] for f in self.filters]
+        self.responses = {}
+        assert np.max(np.abs(self.values(np.arange(h * w)) -
+                             v.reshape(h * w, self.c).T)) < 1e-6 * self.maxv
+
+    def values(self, idx, F=None):
+        """Output values (..., channel, position) at flat positions idx, from
+        the filtered planes F (..., f, j, idx)."""
+        F = self.F[:, :, idx] if F is None else F
+        if len(self.filters) == 2:                       # sobel
+            return np.sqrt(F[..., 0, :, :] ** 2 + F[..., 1, :, :] ** 2)
+        out = F[..., 0, :, :].copy()
+        if self.ai is not None:
+            a = out[..., self.ai:self.ai + 1, :] / self.maxv
+            col = color_channels(self.c)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[..., col, :] = np.where(a > 0, out[..., col, :] / a, 0.0)
+        return out
+
+    def penalty(self, vals):
+        """How far inside the margin each value lies (0 outside it): a value
+        that a float32 program could round the other way has penalty > 0."""
+        dist, inr = boundary_distance(vals, self.maxv)
+        pen = np.where(inr, np.maximum(self.margin - dist, 0.0), 0.0)
+        if self.ties_ok:
+            pen[dist <= 1e-9] = 0.0
+        return pen
+
+    def close(self, vals):
+        return self.penalty(vals) > 0
+
+    def response(self, y, x):
+        """The positions an input change at (y, x) reaches, and every
+        filter's weight there."""
+        if (y, x) not in self.responses:
+            h, w = self.shape
+            e = np.zeros((h, w, 1))
+            e[y, x, 0] = 1.0
+            R = np.stack([(f(e)[:, :, 0] - b).ravel() for f, b in zip(self.filters, self.base)])
+            idx = np.nonzero(np.any(R != 0, axis=0))[0]
+            self.responses[(y, x)] = (idx, R[:, idx])
+        return self.responses[(y, x)]
+
+    def source_change(self, img, y, x, ch):
+        """d S_j / d t for the input value (y, x, ch) raised by t."""
+        d = np.zeros(self.c)
+        if self.ai is None:
+            d[ch] = 1.0
+        elif ch == self.ai:
+            col = color_channels(self.c)
+            d[col] = img[y, x, col] / self.maxv
+            d[ch] = 1.0
+        else:
+            d[ch] = img[y, x, self.ai] / self.maxv
+        return d
+
+    def trial(self, img, y, x, ch, steps):
+        """For each step t: the change in the total penalty (in margins), and
+        the update of F it would make."""
+        idx, R = self.response(y, x)
+        d = self.source_change(img, y, x, ch)
+        delta = steps[:, None, None, None] * R[None, :, None, :] * d[None, None, :, None]
+        before = self.penalty(self.values(idx)).sum()
+        after = self.penalty(self.values(idx, self.F[None, :, :, idx] + delta))
+        return (after.sum(axis=(1, 2)) - before) / self.margin, idx, delta
+
+    def check_failures(self):
+        """How many values check_robust would find too close beyond its
+        allowance (0: it passes)."""
+        dist, inr = boundary_distance(self.values(np.arange(self.F.shape[2])), self.maxv)
+        tie = dist <= 1e-9
+        close = np.count_nonzero(inr & ~tie & (dist < self.check))
+        ties = 0 if self.ties_ok else np.count_nonzero(inr & tie)
+        return ties + max(0, close - (0 if self.n < 1000 else self.n // 1000))
+
+
+ROBUST_STEPS = np.array([1, -1, 2, -2, 3, -3, 4, -4, 6, -6, 9, -9, 13, -13, 20, -20, 30, -30,
+                         50, -50, 80, -80, 130, -130, 200, -200, 300, -300, 500, -500])
+NEIGHBOURS = sorted(((dy, dx) for dy in range(-4, 5) for dx in range(-4, 5)),
+                    key=lambda d: (d[0] * d[0] + d[1] * d[1], d))
+
+
+def nudge(img, models, max_sweeps=40):
+    """The local search: for each close value, the first input value near it
+    (same channel, or alpha) and the step of it that lowers the models'
+    total penalty.  Values 0, and colour values M, stay (extremes and fully
+    transparent pixels are there on purpose).  Returns the number of moves."""
+    m = maxval(img)
+    h, w, c = img.shape
+    colour = color_channels(c)
+    x = img.astype(np.int64)
+    moved = 0
+    for _ in range(max_sweeps):
+        todo = set()
+        for md in models:
+            for ch, pos in zip(*np.nonzero(md.close(md.values(np.arange(h * w))))):
+                todo.add((int(pos) // w, int(pos) % w, int(ch), -1 if md.ai is None else md.ai))
+        before = moved
+        for y, xx0, ch, ai in sorted(todo):
+            chans = [ch] if ai < 0 or ch == ai else [ch, ai]
+            for qy, qx, qc in ((y + dy, xx0 + dx, qc) for dy, dx in NEIGHBOURS for qc in chans):
+                if not (0 <= qy < h and 0 <= qx < w) or x[qy, qx, qc] == 0 or \
+                        (x[qy, qx, qc] == m and qc in colour):
+                    continue
+                v = x[qy, qx, qc] + ROBUST_STEPS
+                steps = ROBUST_STEPS[(v > 0) & (v <= m) & (np.abs(ROBUST_STEPS) <= m // 32)]
+                trials = [md.trial(x, qy, qx, qc, steps) for md in models]
+                gain = sum(t[0] for t in trials)
+                k = int(np.argmin(gain))
+                if gain[k] < -1e-9:
+                    for md, (_, idx, delta) in zip(models, trials):
+                        md.F[:, :, idx] += delta[k]
+                    x[qy, qx, qc] += steps[k]
+                    moved += 1
+                    break
+        if moved == before:
+            break
+    img[:] = x
+    return moved
+
+
+def make_robust(name, img, cases, max_rounds=5):
+    """img nudged until every case of the list [(op, p)] passes check_robust.
+    The float32 noise (and so each margin) is measured again on the nudged
+    image, and the search repeated with the new margins while a case fails.
+    Cases that float32 computes exactly (noise 0), and box means whose
+    lattice keeps them away from .5, need nothing."""
+    img = as_hwc(img).copy()
+    moved = 0
+    for rnd in range(max_rounds):
+        models = [FilterModel(op, p, img) for op, p in cases]
+        failing = [md.check_failures() for md in models]
+        if not any(failing):
+            break
+        moved += nudge(img, [md for md in models if md.needed])
+    verbose("robust input %s: %d values moved in %d rounds; failing %s"
+            % (name, moved, rnd + 1, failing))
+    return img
 
 
 # ----------------------------------------------------------------------------
@@ -894,7 +1534,12 @@ IDS = set()
 NEAR_OPS = ("blur", "box", "convolve", "sobel")
 KEY_ORDER = ("sigma", "radius", "kernel", "normalize", "scale", "bias", "abs",
              "flip", "angle", "axis", "with", "fuzz", "threshold", "aa", "shift", "ignore",
-             "mask", "ssim", "border")
+             "mask", "ssim", "border", "alpha", "luma", "bins")
+
+
+def noise_checked(img, p):
+    """Whether a filter case's float32 noise is measured (check_robust)."""
+    return maxval(img) != 255 or p.get("alpha") == "premultiplied"
 
 
 def is_dyadic(x, maxbits=20):
@@ -902,30 +1547,66 @@ def is_dyadic(x, maxbits=20):
     return f.denominator & (f.denominator - 1) == 0 and f.denominator <= 2 ** maxbits
 
 
-def check_robust(cid, op, p, v):
+def ties_allowed(op, p):
+    """Exact .5 ties are fair only where float32 computes them exactly too:
+    convolve with dyadic weights, scale and bias, colour not divided by alpha."""
+    if op != "convolve" or p.get("alpha") == "premultiplied":
+        return False
+    K = get_kernel(p["kernel"])
+    s = conv_scale(K, p.get("normalize"), p.get("scale"))
+    return all(is_dyadic(k) for k in K.ravel()) and is_dyadic(s) and is_dyadic(p.get("bias") or 0)
+
+
+def robust_margin(noise, maxv):
+    """How far from .5 a golden value must keep by float32 noise: half as
+    much again as the largest float32 error measured over the whole image
+    (f32_noise: already far out in the errors' tail, 3 to 13 times their
+    root mean square), and at least two float32 steps at M; none where
+    float32 computes the float64 value exactly (dyadic weights: every sum
+    fits float32's 24 bits, in any order)."""
+    if noise == 0:
+        return 0.0
+    return max(1.5 * noise, 2.0 * float(np.spacing(F32(maxv))))
+
+
+def robust_distance(n, maxv, noise):
+    """The distance from .5 that check_robust keeps n values away from: at
+    8 bits 1e-3 (n < 1000) or 1e-4; where the float32 noise is measured,
+    at least robust_margin(noise)."""
+    d = [1e-3 if n < 1000 else 1e-4] if maxv == 255 else []
+    if noise is not None:
+        d.append(robust_margin(noise, maxv))
+    return max(d)
+
+
+def boundary_distance(v, maxv):
+    """|frac(v) - .5| and the mask of values inside the store range."""
+    return np.abs(v - np.floor(v) - 0.5), (v > -0.5) & (v < maxv + 0.5)
+
+
+def check_robust(cid, op, p, v, maxv=255, noise=None):
     """Guard the goldens against values that a correct 32-bit implementation
     could round either way.  Exact .5 ties are allowed only where every weight,
     scale and bias is dyadic (so float32 computes them exactly too, and
-    floor(v + 0.5) must round them up); other values must keep away from .5:
-    none within 1e-3 on images of under 1000 values (where 'near' allows no
-    difference at all), no more than the 0.1% allowance within 1e-4
-    elsewhere."""
-    inr = (v > -0.5) & (v < 255.5)
-    dist = np.abs(v - np.floor(v) - 0.5)
+    floor(v + 0.5) must round them up); other values must keep away from .5.
+    At 8 bits: none within 1e-3 on images of under 1000 values (where 'near'
+    allows no difference at all), no more than the 0.1% allowance within 1e-4
+    elsewhere.  Where the float32 noise is measured (16 bits, where it is 257
+    times larger and those fixed distances mean nothing, and --alpha
+    premultiplied at either depth), the same two rules with a distance of at
+    least robust_margin(noise) (robust_distance)."""
+    dist, inr = boundary_distance(v, maxv)
     ties = int(np.count_nonzero(inr & (dist == 0)))
     if ties:
-        assert op == "convolve", (cid, ties)
-        K = get_kernel(p["kernel"])
-        s = conv_scale(K, p.get("normalize"), p.get("scale"))
-        assert all(is_dyadic(k) for k in K.ravel()) and is_dyadic(s) and \
-            is_dyadic(p.get("bias") or 0), (cid, "non-dyadic exact ties", ties)
+        assert ties_allowed(op, p), (cid, "non-dyadic exact ties", ties)
     n = v.size
+    near = robust_distance(n, maxv, noise)
+    close = int(np.count_nonzero(inr & (dist > 0) & (dist < near)))
     if n < 1000:
-        close = int(np.count_nonzero(inr & (dist > 0) & (dist < 1e-3)))
-        assert close == 0, (cid, "values within 1e-3 of a rounding boundary", close)
+        assert close == 0, (cid, "values within %g of a rounding boundary" % near, close)
     else:
-        close = int(np.count_nonzero(inr & (dist > 0) & (dist < 1e-4)))
-        assert close <= (n // 1000), (cid, "too many values near a rounding boundary", close)
+        assert close <= (n // 1000), (cid, "too many values within %g of a rounding "
+                                      "boundary" % near, close)
 
 
 def step_text(op, p):
@@ -948,21 +1629,13 @@ def case(cid, inp, op, **p):
     rel, img = INPUTS[inp]
     step = step_text(op, p)
     tol = "exact"
+    m = maxval(img)
     if op in NEAR_OPS:
         tol = "near"
-        border = p.get("border", "reflect101")
-        if op == "blur":
-            v = op_blur_f(img, p.get("sigma"), p.get("radius"), border)
-        elif op == "box":
-            v = op_box_f(img, p["radius"], border)
-        elif op == "convolve":
-            v = op_convolve_f(img, p["kernel"], p.get("normalize", False), p.get("scale"),
-                              p.get("bias"), p.get("abs", False), p.get("flip", False), border)
-        else:
-            v = op_sobel_f(img, border)
-        check_robust(cid, op, p, v)
-        out = round_store(v)
-        emu = emulate_f32(op, img, p)
+        v = filter_f(op, img, p)
+        check_robust(cid, op, p, v, m, f32_noise(op, img, p, v) if noise_checked(img, p) else None)
+        out = round_store(v, m)
+        emu = store_f32(emulate_f32(op, img, p), m)
         dd = np.abs(emu.astype(int) - out.astype(int))
         F32_REPORT.append((cid, out.size, int(np.count_nonzero(dd == 1)), int(dd.max())))
         exp = write_png("expected/%s.png" % cid, out)
@@ -977,11 +1650,13 @@ def case(cid, inp, op, **p):
             out = op_grayscale(img)
         elif op == "invert":
             out = op_invert(img)
+        elif p.get("luma"):
+            out = op_equalize_luma(img)
         else:
             out = op_equalize(img)
         exp = write_png("expected/%s.png" % cid, out)
     elif op == "histogram":
-        exp = write_json("expected/%s.json" % cid, op_histogram(img))
+        exp = write_json("expected/%s.json" % cid, op_histogram(img, p.get("bins")))
     elif op == "stats":
         # 'float': min/max/median and mean (= sum/N, correctly rounded) are
         # exact, but stddev is written as the correctly rounded sqrt of the
@@ -990,12 +1665,14 @@ def case(cid, inp, op, **p):
         tol = "float"
         exp = write_json("expected/%s.json" % cid, op_stats(img))
     elif op == "compare" and set(p) <= {"with", "fuzz"}:
+        assert m == 255 or "fuzz" not in p     # --fuzz is in 8-bit units (SPEC 7)
         tol = "float"
         other = read_png(p["with"])
         exp = write_json("expected/%s.json" % cid, op_compare(img, other, p.get("fuzz", 0)))
     elif op == "compare":  # SPEC section 7's rules: counts, figures and the diff picture
         tol = "float"
         other = read_png(p["with"])
+        assert m == 255 and maxval(other) == 255        # written for 8 bits
         mask = read_png(p["mask"]) if "mask" in p else None
         ign = [tuple(int(v) for v in r.split("_")) for r in p["ignore"].split(";")] \
             if "ignore" in p else []
@@ -1015,9 +1692,6 @@ def inp_rel(name):
 
 
 def make_cases():
-    short = {"reflect101": "r101", "reflect": "refl", "replicate": "repl",
-             "wrap": "wrap", "constant": "const"}
-
     # -- border-mode sweeps: blur, box, convolve, sobel x 5 borders x 5 images
     sweeps = [
         ("photo", "photo_257x131_rgb",
@@ -1042,7 +1716,7 @@ def make_cases():
                 p = dict(ops.get(op, {}))
                 if not (tag == "photo" and b == "reflect101"):
                     p["border"] = b             # photo + reflect101: the default
-                case("%s_%s_%s" % (op, tag, short[b]), inp, op, **p)
+                case("%s_%s_%s" % (op, tag, SHORT_BORDER[b]), inp, op, **p)
 
     # -- blur extras
     case("blur_default_photo96", "photo_96x64_rgba", "blur")
@@ -1232,6 +1906,134 @@ def make_cases():
     case("compare_1x1_identical", "px_1x1_rgba", "compare", **{"with": inp_rel("px_1x1_rgba")})
 
 
+# -- 16 bits, --alpha premultiplied, equalize --luma, histogram --bins ----------
+
+PREMUL = {"alpha": "premultiplied"}
+
+
+def new_filter_cases():
+    """[(id, input, op, params)]: the filter cases on the new inputs, which
+    make_new_inputs makes robust.  A float (non-exact) filter takes at most
+    two border modes per input: more ask five roundings of every value near
+    an edge to keep away from .5 at once, which nudging cannot give."""
+    pos = KERNELS["pos_5x3"]
+    out = []
+    for b in BORDERS:           # exact in float32: any number of border modes
+        out.append(("box16_photo_%s" % SHORT_BORDER[b], "photo16_67x45_rgb", "box",
+                    dict(radius=2, border=b)))
+        out.append(("conv16_photo_%s" % SHORT_BORDER[b], "photo16_67x45_rgb", "convolve",
+                    dict(kernel=KERNELS["asym_5x3"], border=b)))
+    out += [
+        ("blur16_photo_r101", "photo16_67x45_rgb", "blur", {}),
+        ("blur16_photo_const", "photo16_67x45_rgb", "blur", dict(border="constant")),
+        ("sobel16_photo_r101", "photo16_67x45_rgb", "sobel", {}),
+        ("blur16_rgba_s1_5_refl", "photo16_45x33_rgba", "blur", dict(sigma=1.5, border="reflect")),
+        ("premul16_blur_s1_5_refl_rgba", "photo16_45x33_rgba", "blur",
+         dict(PREMUL, sigma=1.5, border="reflect")),
+        ("box16_rgba_r1", "photo16_45x33_rgba", "box", dict(radius=1)),
+        ("conv16_gaussian5_rgba", "photo16_45x33_rgba", "convolve", dict(kernel="gaussian5")),
+        ("conv16_k3x7_flip_rgba", "photo16_45x33_rgba", "convolve",
+         dict(kernel=KERNELS["k_3x7"], flip=True)),
+        ("sobel16_rgba_refl", "photo16_45x33_rgba", "sobel", dict(border="reflect")),
+        ("blur16_camera_s3_repl", "camera16_61x41_gray", "blur", dict(sigma=3, border="replicate")),
+        ("blur16_camera_r4_wrap", "camera16_61x41_gray", "blur", dict(radius=4, border="wrap")),
+        ("sobel16_camera_const", "camera16_61x41_gray", "sobel", dict(border="constant")),
+        ("conv16_k7x5_norm_camera", "camera16_61x41_gray", "convolve",
+         dict(kernel=KERNELS["k_7x5"], normalize=True)),
+        ("blur16_ga_s0_5_wrap", "rand16_31x29_ga", "blur", dict(sigma=0.5, border="wrap")),
+        ("box16_ga_r3_wrap", "rand16_31x29_ga", "box", dict(radius=3, border="wrap")),
+        ("conv16_sharpen_ga", "rand16_31x29_ga", "convolve", dict(kernel="sharpen")),
+        ("sobel16_ga_repl", "rand16_31x29_ga", "sobel", dict(border="replicate")),
+        ("premul16_conv_gaussian3_ga", "rand16_31x29_ga", "convolve",
+         dict(PREMUL, kernel="gaussian3")),
+        # radii beyond the image (5 x 3)
+        ("blur16_tiny_r20", "rand16_5x3_ga", "blur", dict(radius=20)),
+        ("blur16_tiny_r20_const", "rand16_5x3_ga", "blur", dict(radius=20, border="constant")),
+        ("box16_tiny_r9_wrap", "rand16_5x3_ga", "box", dict(radius=9, border="wrap")),
+        ("premul16_blur_tiny_r20", "rand16_5x3_ga", "blur", dict(PREMUL, radius=20)),
+        # --alpha premultiplied on transparent bright pixels beside opaque ones
+        ("blur_matte_indep", "matte_41x27_rgba", "blur", {}),    # the fringes it avoids
+        ("premul_conv_gaussian3_ga", "randa_31x29_ga", "convolve",
+         dict(PREMUL, kernel="gaussian3")),
+    ]
+    # (Gaussians cut short: a long tail's outputs beside a hard alpha edge
+    # depend on a few pixels through tiny weights, and cannot be nudged)
+    for tag in ("", "16"):
+        rgba, ga = "matte%s_41x27_rgba" % tag, "matte%s_41x27_ga" % tag
+        out += [
+            ("premul%s_blur_s2_r2_matte" % tag, rgba, "blur", dict(PREMUL, sigma=2, radius=2)),
+            ("premul%s_box_matte" % tag, rgba, "box", dict(PREMUL, radius=2)),
+            ("premul%s_conv_pos_matte" % tag, rgba, "convolve",
+             dict(PREMUL, kernel=pos, normalize=True)),
+            ("premul%s_blur_s1_5_r3_const_matte_ga" % tag, ga, "blur",
+             dict(PREMUL, sigma=1.5, radius=3, border="constant")),
+            ("premul%s_box_r1_matte_ga" % tag, ga, "box", dict(PREMUL, radius=1)),
+            ("premul%s_conv_pos_matte_ga" % tag, ga, "convolve",
+             dict(PREMUL, kernel=pos, normalize=True)),
+        ]
+    return out
+
+
+NEW_INPUT_TAGS = [("rgb", "photo16_67x45_rgb"), ("rgba", "photo16_45x33_rgba"),
+                  ("gray", "camera16_61x41_gray"), ("ga", "rand16_31x29_ga"),
+                  ("tiny", "rand16_5x3_ga")]
+
+
+def make_new_cases():
+    for cid, inp, op, p in new_filter_cases():
+        case(cid, inp, op, **p)
+
+    # -- geometry and value operations at 16 bits
+    for tag, inp in NEW_INPUT_TAGS:
+        case("transpose16_%s" % tag, inp, "transpose")
+        for ang in (90, 180, 270):
+            case("rotate16_%d_%s" % (ang, tag), inp, "rotate", angle=ang)
+        for ax in ("h", "v"):
+            case("flip16_%s_%s" % (ax, tag), inp, "flip", axis=ax)
+    for tag, inp in NEW_INPUT_TAGS[:4]:
+        case("grayscale16_%s" % tag, inp, "grayscale")
+        case("invert16_%s" % tag, inp, "invert")
+    for tag, inp in NEW_INPUT_TAGS + [("uniform", "uniform16_9x5_gray"),
+                                      ("rand_rgba", "rand16_23x17_rgba")]:
+        case("equalize16_%s" % tag, inp, "equalize")
+
+    # -- equalize --luma
+    for cid, inp in (("equalize_luma_rgb", "photo_257x131_rgb"),
+                     ("equalize_luma_rgba", "photo_96x64_rgba"),
+                     ("equalize_luma_rand_rgba", "rand_23x17_rgba"),
+                     ("equalize16_luma_rgb", "photo16_67x45_rgb"),
+                     ("equalize16_luma_rgba", "photo16_45x33_rgba"),
+                     ("equalize16_luma_rand_rgba", "rand16_23x17_rgba")):
+        case(cid, inp, "equalize", luma=True)
+
+    # -- histogram with --bins, at both depths
+    for cid, inp, bins in (("histogram16_bins1000_rgb", "photo16_67x45_rgb", 1000),
+                           ("histogram16_bins1000_rgba", "photo16_45x33_rgba", 1000),
+                           ("histogram16_bins65536_gray", "rand16_9x7_gray", 65536),
+                           ("histogram16_bins7_ga", "rand16_31x29_ga", 7),
+                           ("histogram16_bins1_gray", "camera16_61x41_gray", 1),
+                           ("histogram_bins16_rgba", "photo_96x64_rgba", 16),
+                           ("histogram_bins1000_rgba", "rand_7x5_rgba", 1000),
+                           ("histogram_bins300_gray", "grad_1x64_gray", 300),
+                           ("histogram_bins1_ga", "rand_31x29_ga", 1)):
+        case(cid, inp, "histogram", bins=bins)
+    # -- histogram (256 bins) and stats on every new input
+    for name in NEW_INPUTS:
+        case("histogram_%s" % name, name, "histogram")
+        case("stats_%s" % name, name, "stats")
+
+    # -- compare at 16 bits (L = 65535), and 8 bits against 16 (v * 257)
+    def cmp(cid, a, b):
+        case(cid, a, "compare", **{"with": inp_rel(b)})
+    cmp("compare16_identical", "photo16_67x45_rgb", "photo16_67x45_rgb")
+    cmp("compare16_noisy", "photo16_67x45_rgb", "photo16_67x45_rgb_noisy")
+    cmp("compare16_noisy_rev", "photo16_67x45_rgb_noisy", "photo16_67x45_rgb")
+    cmp("compare16_gray_vs_8", "camera16_64x48_gray", "camera_64x48_gray")
+    cmp("compare8_gray_vs_16", "camera_64x48_gray", "camera16_64x48_gray")
+    cmp("compare8_rgb_tint_vs_16_gray", "camera_64x48_rgb_tint", "camera16_64x48_gray")
+    cmp("compare16_tiny_vs_itself", "rand16_5x3_ga", "rand16_5x3_ga")
+
+
 # ----------------------------------------------------------------------------
 # Self-checks against SciPy / NumPy
 # ----------------------------------------------------------------------------
@@ -1363,6 +2165,138 @@ def self_checks():
                                    channel_axis=-1)
         assert abs(sk - ssim_own(a, b)) < 1e-9
 
+    self_checks_16_bits(rng)
+    self_checks_premultiplied(rng)
+
+
+def self_checks_16_bits(rng):
+    # 6. our 16-bit PNG codec: round trips through every filter type, Pillow
+    # reads what we write (16-bit gray exactly; colour as the high bytes, its
+    # 8-bit reduction), and we read what Pillow writes
+    for c in (1, 2, 3, 4):
+        img = rng.integers(0, 65536, (7, 5, c)).astype(np.uint16)
+        img[0, 0] = 0
+        img[-1, -1] = 65535
+        for ft in (None, 0, 1, 2, 3, 4):
+            data = png16_bytes(img, ft)
+            assert np.array_equal(png16_decode(data), img), (c, ft)
+            with Image.open(io.BytesIO(data)) as im:
+                got = as_hwc(np.array(im))
+            if c == 2:              # Pillow reads 16-bit gray+alpha as RGBA
+                assert got.shape[2] == 4 and (got[:, :, :3] == got[:, :, :1]).all()
+                got = got[:, :, [0, 3]]
+            want = img.astype(np.int64) if c == 1 else (img >> 8)
+            assert np.array_equal(got.astype(np.int64), want), (c, ft, im.mode)
+    g = rng.integers(0, 65536, (9, 11)).astype(np.uint16)
+    buf = io.BytesIO()
+    Image.fromarray(g, "I;16").save(buf, "PNG")
+    assert np.array_equal(png16_decode(buf.getvalue())[:, :, 0], g)
+
+    # 7. equalize's table, equalize --luma and histogram's bins against
+    # exact rational arithmetic
+    for m in (255, 65535):
+        plane = rng.integers(0, m + 1, 300)
+        plane[:7] = plane[0]
+        lut = equalize_table(plane, m)
+        n, vals = plane.size, sorted(set(plane.tolist()))
+        c0 = int(np.sum(plane == vals[0]))
+        for v in vals:
+            cdf = int(np.sum(plane <= v))
+            assert lut[v] == math.floor(Fraction((cdf - c0) * m, n - c0) + Fraction(1, 2))
+        assert equalize_table(np.full(10, 3), m) is None
+        img = rng.integers(0, m + 1, (6, 9, 4)).astype(depth_dtype(m))
+        y_zero_pixels(img)
+        out = op_equalize_luma(img)
+        ylut = equalize_table(luma(img), m)
+        for (r, gg, b, a), o in zip(img.reshape(-1, 4).tolist(), out.reshape(-1, 4).tolist()):
+            y = math.floor(Fraction(299 * r + 587 * gg + 114 * b, 1000) + Fraction(1, 2))
+            for k, cv in enumerate((r, gg, b)):
+                want = ylut[0] if y == 0 else \
+                    min(m, math.floor(Fraction(cv * int(ylut[y]), y) + Fraction(1, 2)))
+                assert o[k] == want
+            assert o[3] == a
+        for bins in (1, 7, 256, 1000, 65536):
+            hist = op_histogram(img, bins)["counts"]
+            for k in range(4):
+                want = np.zeros(bins, int)
+                for v in img[:, :, k].ravel().tolist():
+                    want[math.floor(Fraction(v * bins, m + 1))] += 1
+                assert hist[k] == want.tolist()
+        st = op_stats(img)
+        for k in range(4):
+            vals = sorted(img[:, :, k].ravel().tolist())
+            assert st["median"][k] == vals[-(-len(vals) // 2) - 1]
+            assert abs(st["stddev"][k] - float(np.std(vals))) <= 1e-9 * m
+
+    # 8. compare across depths: an 8-bit picture and its v * 257 are
+    # identical; 16-bit figures are the 8-bit ones scaled (SSIM unchanged)
+    a8 = rng.integers(0, 256, (13, 12, 3)).astype(np.uint8)
+    b8 = np.clip(a8.astype(int) + rng.integers(-9, 10, a8.shape), 0, 255).astype(np.uint8)
+    a16, b16 = a8.astype(np.uint16) * 257, b8.astype(np.uint16) * 257
+    same = op_compare(a8, a16)
+    assert same["max_diff"] == 0 and same["psnr"] is None
+    r8, r16, rx = op_compare(a8, b8), op_compare(a16, b16), op_compare(a8, b16)
+    assert r16 == rx and r16["max_diff"] == 257 * r8["max_diff"]
+    assert abs(r16["mae"] - 257 * r8["mae"]) < 1e-9 and abs(r16["psnr"] - r8["psnr"]) < 1e-9
+    assert abs(r16["ssim"] - r8["ssim"]) < 1e-12
+    assert widen(a8[:, :, :1], b16)[0].dtype == np.uint16
+
+    # 9. float32 emulation: both variants within float32 noise of float64
+    img = rng.integers(0, 65536, (11, 13, 4)).astype(np.uint16)
+    for op, p in (("blur", {}), ("box", dict(radius=2)), ("sobel", {}),
+                  ("convolve", dict(kernel="sharpen", scale=0.5, bias=7.0)),
+                  ("blur", dict(alpha="premultiplied", border="constant"))):
+        v = filter_f(op, img, p)
+        for k in VARIANTS:
+            assert np.max(np.abs(emulate_f32(op, img, p, k) - v)) < 0.05, (op, p, k)
+
+
+def self_checks_premultiplied(rng):
+    # 10. --alpha premultiplied: opaque images filter as independent ones,
+    # the alpha channel always does, a brute-force window sum of c * A over
+    # A for box, and transparent windows give 0
+    for m in (255, 65535):
+        img = rng.integers(0, m + 1, (6, 7, 4)).astype(depth_dtype(m))
+        img[:, :2, 3] = 0
+        img[:, 5:, 3] = m
+        for op, p in (("blur", dict(sigma=1.2)), ("box", dict(radius=1)),
+                      ("convolve", dict(kernel="gaussian3", border="wrap"))):
+            pre = filter_f(op, img, dict(p, alpha="premultiplied"))
+            ind = filter_f(op, img, p)
+            assert np.max(np.abs(pre[:, :, 3] - ind[:, :, 3])) < 1e-9 * m
+            opaque = img.copy()
+            opaque[:, :, 3] = m
+            assert np.max(np.abs(filter_f(op, opaque, dict(p, alpha="premultiplied")) -
+                                 filter_f(op, opaque, p))) < 1e-9 * m
+        pre = filter_f("box", img, dict(radius=1, border="reflect", alpha="premultiplied"))
+        x = img.astype(np.float64)
+        for y in range(6):
+            for xx in range(7):
+                rows = bmap(np.arange(y - 1, y + 2), 6, "reflect")
+                cols = bmap(np.arange(xx - 1, xx + 2), 7, "reflect")
+                win = x[rows][:, cols]
+                sa = win[:, :, 3].sum()
+                for k in range(3):
+                    want = (win[:, :, k] * win[:, :, 3]).sum() / sa if sa > 0 else 0.0
+                    assert abs(pre[y, xx, k] - want) < 1e-9 * m
+        clear = img.copy()
+        clear[:, :, 3] = 0
+        assert not filter_f("blur", clear, dict(alpha="premultiplied")).any()
+
+    # 11. FilterModel's incremental updates agree with filtering afresh
+    img = rng.integers(1, 65535, (9, 8, 4)).astype(np.uint16)
+    for op, p in (("blur", dict(sigma=1.5, border="wrap")), ("sobel", {}),
+                  ("box", dict(radius=2, alpha="premultiplied")),
+                  ("convolve", dict(kernel="gaussian3", alpha="premultiplied", border="constant"))):
+        md = FilterModel(op, p, img)
+        x = img.astype(np.int64)
+        for (y, xx, c, t) in ((4, 4, 0, 7), (0, 7, 3, -300), (8, 0, 1, 20), (2, 3, 3, 45)):
+            _, idx, delta = md.trial(x, y, xx, c, np.array([t]))
+            md.F[:, :, idx] += delta[0]
+            x[y, xx, c] += t
+        fresh = FilterModel(op, p, x.astype(np.uint16))
+        assert np.max(np.abs(md.F - fresh.F)) < 1e-6, (op, p)
+
 
 # ----------------------------------------------------------------------------
 
@@ -1446,6 +2380,8 @@ def main():
     make_inputs()
     make_kernels()
     make_cases()
+    make_new_inputs()
+    make_new_cases()
     make_oriented()
     make_formats()
 
