@@ -7,6 +7,12 @@
 // so L2 (50-60 MB) never holds the input of the next run. Effective GB/s
 // counts the fewest bytes the op must read plus write.
 //
+// Every op that takes 16-bit images also runs on a 16-bit version of the
+// same photograph (each value v * 257 plus noise in the low byte), in the
+// row after its 8-bit one ("... 16"), with twice the bytes, against the
+// copy of the 16-bit image measured in the same run. NPP's column is for
+// the 8-bit rows.
+//
 // Usage: bench PHOTO.png|- OUT.json   (- synthesizes a photograph-like image)
 #include <algorithm>
 #include <math.h>
@@ -30,7 +36,6 @@
     } while (0)
 
 static const size_t N = (size_t)BENCH_W * BENCH_H;
-static const size_t PLANE = (N + 255) / 256 * 256;
 
 double bench_time(bench_ctx *c, bench_fn fn, void *arg)
 {
@@ -60,9 +65,15 @@ struct scratch {
     const float *h_weights; // the same, in host memory (the fused blur takes them by value)
     int radius;             // blur
     gpuimg_conv conv;       // convolve
-    unsigned long long *counts;
-    uint8_t *lut;
+    uint8_t *lut;           // equalize: 3 x gpuimg__cuda_equalize_scratch(16) bytes
     double *ssim;
+};
+
+// One row's op at one depth: the scratch (weights), the depth, the move.
+struct op_arg {
+    scratch *s;
+    int depth;
+    gpuimg_move move;
 };
 
 static gpuimg_dplanes planes_of(uint8_t *const p[3])
@@ -71,112 +82,158 @@ static gpuimg_dplanes planes_of(uint8_t *const p[3])
     return d;
 }
 
-static int op_copy(bench_ctx *c, void *, int i)
+// The buffers of the op's depth: input set i % BENCH_BUFFERS and the outputs.
+static const bench_input &input(bench_ctx *c, const op_arg *a, int i)
 {
-    return cudaMemcpyAsync(c->out_rgb, c->in[i % BENCH_BUFFERS].rgb, 3 * N,
+    return a->depth == 16 ? c->set16.in[i % BENCH_BUFFERS] : c->in[i % BENCH_BUFFERS];
+}
+static uint8_t *const *out_planes(bench_ctx *c, const op_arg *a)
+{
+    return a->depth == 16 ? c->set16.out_plane : c->out_plane;
+}
+static uint8_t *out_rgb(bench_ctx *c, const op_arg *a)
+{
+    return a->depth == 16 ? c->set16.out_rgb : c->out_rgb;
+}
+static unsigned long long *counts_of(bench_ctx *c, const op_arg *a)
+{
+    return a->depth == 16 ? c->counts16 : c->counts;
+}
+
+static int op_copy(bench_ctx *c, void *arg, int i)
+{
+    const op_arg *a = (const op_arg *)arg;
+    return cudaMemcpyAsync(out_rgb(c, a), input(c, a, i).rgb, 3 * N * (a->depth / 8),
                            cudaMemcpyDeviceToDevice, c->stream) != cudaSuccess;
 }
-static int op_deinterleave(bench_ctx *c, void *, int i)
+static int op_deinterleave(bench_ctx *c, void *arg, int i)
 {
-    return gpuimg__cuda_deinterleave(c->in[i % BENCH_BUFFERS].rgb, planes_of(c->out_plane), 3, N,
-                                     c->stream) != cudaSuccess;
+    const op_arg *a = (const op_arg *)arg;
+    return gpuimg__cuda_deinterleave(input(c, a, i).rgb, planes_of(out_planes(c, a)), 3, a->depth,
+                                     N, c->stream) != cudaSuccess;
 }
-static int op_interleave(bench_ctx *c, void *, int i)
+static int op_interleave(bench_ctx *c, void *arg, int i)
 {
-    return gpuimg__cuda_interleave(planes_of(c->in[i % BENCH_BUFFERS].plane), c->out_rgb, 3, N,
+    const op_arg *a = (const op_arg *)arg;
+    return gpuimg__cuda_interleave(planes_of(input(c, a, i).plane), out_rgb(c, a), 3, a->depth, N,
                                    c->stream) != cudaSuccess;
 }
-static int op_blur(bench_ctx *c, void *a, int i)
+static int op_blur(bench_ctx *c, void *arg, int i)
 {
-    scratch *s = (scratch *)a;
+    const op_arg *a = (const op_arg *)arg;
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_blur(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], s->tmp,
-                              s->h_weights, s->weights, BENCH_W, BENCH_H, s->radius,
-                              GPUIMG_BORDER_REFLECT101, c->stream) != cudaSuccess)
+        if (gpuimg__cuda_blur(input(c, a, i).plane[k], out_planes(c, a)[k], a->s->tmp,
+                              a->s->h_weights, a->s->weights, BENCH_W, BENCH_H, a->s->radius,
+                              GPUIMG_BORDER_REFLECT101, a->depth, c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
-static int op_box(bench_ctx *c, void *a, int i)
+static int op_box(bench_ctx *c, void *arg, int i)
 {
-    scratch *s = (scratch *)a;
+    const op_arg *a = (const op_arg *)arg;
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_box(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], s->tmp, BENCH_W,
-                             BENCH_H, 5, GPUIMG_BORDER_REFLECT101, c->stream) != cudaSuccess)
+        if (gpuimg__cuda_box(input(c, a, i).plane[k], out_planes(c, a)[k], a->s->tmp, BENCH_W,
+                             BENCH_H, 5, GPUIMG_BORDER_REFLECT101, a->depth,
+                             c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
-static int op_convolve(bench_ctx *c, void *a, int i)
+static int op_convolve(bench_ctx *c, void *arg, int i)
 {
-    scratch *s = (scratch *)a;
-    return gpuimg__cuda_convolve(planes_of(c->in[i % BENCH_BUFFERS].plane), planes_of(c->out_plane),
-                                 3, BENCH_W, BENCH_H, &s->conv, GPUIMG_BORDER_REFLECT101,
+    const op_arg *a = (const op_arg *)arg;
+    return gpuimg__cuda_convolve(planes_of(input(c, a, i).plane), planes_of(out_planes(c, a)), 3,
+                                 BENCH_W, BENCH_H, &a->s->conv, GPUIMG_BORDER_REFLECT101, a->depth,
                                  c->stream) != cudaSuccess;
 }
 
-static int op_sobel(bench_ctx *c, void *, int i)
+static int op_sobel(bench_ctx *c, void *arg, int i)
 {
+    const op_arg *a = (const op_arg *)arg;
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_sobel(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], BENCH_W, BENCH_H,
-                               GPUIMG_BORDER_REFLECT101, c->stream) != cudaSuccess)
+        if (gpuimg__cuda_sobel(input(c, a, i).plane[k], out_planes(c, a)[k], BENCH_W, BENCH_H,
+                               GPUIMG_BORDER_REFLECT101, a->depth, c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
-static int op_move(bench_ctx *c, void *a, int i)
+static int op_move(bench_ctx *c, void *arg, int i)
 {
-    return gpuimg__cuda_move(planes_of(c->in[i % BENCH_BUFFERS].plane), planes_of(c->out_plane), 3,
-                             BENCH_W, BENCH_H, *(gpuimg_move *)a, c->stream) != cudaSuccess;
+    const op_arg *a = (const op_arg *)arg;
+    return gpuimg__cuda_move(planes_of(input(c, a, i).plane), planes_of(out_planes(c, a)), 3,
+                             BENCH_W, BENCH_H, a->depth, a->move, c->stream) != cudaSuccess;
 }
-static int histograms(bench_ctx *c, scratch *s, uint8_t *const p[3])
+static int histograms(bench_ctx *c, const op_arg *a, uint8_t *const p[3])
 {
-    if (cudaMemsetAsync(s->counts, 0, 3 * 256 * 8, c->stream) != cudaSuccess)
+    size_t bytes = ((size_t)3 << a->depth) * sizeof(unsigned long long);
+    if (cudaMemsetAsync(counts_of(c, a), 0, bytes, c->stream) != cudaSuccess)
         return 1;
-    return gpuimg__cuda_histogram(planes_of(p), 3, N, s->counts, c->stream) != cudaSuccess;
+    return gpuimg__cuda_histogram(planes_of(p), 3, a->depth, N, counts_of(c, a), c->partials,
+                                  c->stream) != cudaSuccess;
 }
-static int op_histogram(bench_ctx *c, void *a, int i)
+static int op_histogram(bench_ctx *c, void *arg, int i)
 {
-    return histograms(c, (scratch *)a, c->in[i % BENCH_BUFFERS].plane);
+    const op_arg *a = (const op_arg *)arg;
+    return histograms(c, a, input(c, a, i).plane);
 }
-static int op_histogram_uniform(bench_ctx *c, void *a, int i)
+static int op_histogram_uniform(bench_ctx *c, void *arg, int i)
 {
-    return histograms(c, (scratch *)a, c->uniform[i % BENCH_BUFFERS]);
+    const op_arg *a = (const op_arg *)arg;
+    return histograms(c, a,
+                      a->depth == 16 ? c->set16.uniform[i % BENCH_BUFFERS]
+                                     : c->uniform[i % BENCH_BUFFERS]);
 }
 // stats is the histogram: min, max, median and the exact sums come from its
-// 256 bins per plane on the host (src/backend_common.c, gpuimg__stats_from_histogram).
-static int op_stats(bench_ctx *c, void *a, int i)
+// bins per plane on the host (src/backend_common.c, gpuimg__stats_from_histogram).
+static int op_stats(bench_ctx *c, void *arg, int i)
 {
-    return histograms(c, (scratch *)a, c->in[i % BENCH_BUFFERS].plane);
+    return op_histogram(c, arg, i);
 }
-static int op_invert(bench_ctx *c, void *, int i)
+static int op_invert(bench_ctx *c, void *arg, int i)
 {
-    return gpuimg__cuda_invert(planes_of(c->in[i % BENCH_BUFFERS].plane), planes_of(c->out_plane),
-                               3, N, c->stream) != cudaSuccess;
+    const op_arg *a = (const op_arg *)arg;
+    return gpuimg__cuda_invert(planes_of(input(c, a, i).plane), planes_of(out_planes(c, a)), 3, N,
+                               a->depth, c->stream) != cudaSuccess;
 }
-static int op_grayscale(bench_ctx *c, void *, int i)
+static int op_grayscale(bench_ctx *c, void *arg, int i)
 {
-    uint8_t *const *p = c->in[i % BENCH_BUFFERS].plane;
-    return gpuimg__cuda_grayscale(p[0], p[1], p[2], c->out_plane[0], N, c->stream) != cudaSuccess;
+    const op_arg *a = (const op_arg *)arg;
+    uint8_t *const *p = input(c, a, i).plane;
+    return gpuimg__cuda_grayscale(p[0], p[1], p[2], out_planes(c, a)[0], N, a->depth, c->stream) !=
+           cudaSuccess;
 }
-static int op_equalize(bench_ctx *c, void *a, int i)
+static int op_equalize(bench_ctx *c, void *arg, int i)
 {
-    scratch *s = (scratch *)a;
-    if (histograms(c, s, c->in[i % BENCH_BUFFERS].plane))
+    const op_arg *a = (const op_arg *)arg;
+    if (histograms(c, a, input(c, a, i).plane))
         return 1;
+    size_t lut = gpuimg__cuda_equalize_scratch(a->depth);
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_equalize(c->in[i % BENCH_BUFFERS].plane[k], c->out_plane[k], N,
-                                  s->counts + 256 * k, s->lut + 256 * k, c->stream) != cudaSuccess)
+        if (gpuimg__cuda_equalize(input(c, a, i).plane[k], out_planes(c, a)[k], N, a->depth,
+                                  counts_of(c, a) + ((size_t)k << a->depth), a->s->lut + lut * k,
+                                  c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
-static int op_ssim(bench_ctx *c, void *a, int i)
+// equalize --luma: the luma's histogram, its table, the three planes scaled.
+static int op_equalize_luma(bench_ctx *c, void *arg, int i)
 {
-    scratch *s = (scratch *)a;
-    uint8_t *const *pa = c->in[i % BENCH_BUFFERS].plane, *const *pb =
-                                                             c->in[(i + 1) % BENCH_BUFFERS].plane;
-    if (cudaMemsetAsync(s->ssim, 0, 8, c->stream) != cudaSuccess)
+    const op_arg *a = (const op_arg *)arg;
+    size_t bytes = ((size_t)1 << a->depth) * sizeof(unsigned long long);
+    gpuimg_dplanes in = planes_of(input(c, a, i).plane);
+    return cudaMemsetAsync(counts_of(c, a), 0, bytes, c->stream) != cudaSuccess ||
+           gpuimg__cuda_histogram_luma(in, a->depth, N, counts_of(c, a), c->partials,
+                                       c->stream) != cudaSuccess ||
+           gpuimg__cuda_equalize_luma(in, planes_of(out_planes(c, a)), N, a->depth,
+                                      counts_of(c, a), a->s->lut, c->stream) != cudaSuccess;
+}
+static int op_ssim(bench_ctx *c, void *arg, int i)
+{
+    const op_arg *a = (const op_arg *)arg;
+    uint8_t *const *pa = input(c, a, i).plane, *const *pb = input(c, a, i + 1).plane;
+    if (cudaMemsetAsync(a->s->ssim, 0, 8, c->stream) != cudaSuccess)
         return 1;
     for (int k = 0; k < 3; k++)
-        if (gpuimg__cuda_ssim(pa[k], pb[k], NULL, BENCH_W, BENCH_H, s->ssim, c->stream) !=
-            cudaSuccess)
+        if (gpuimg__cuda_ssim(pa[k], pb[k], NULL, BENCH_W, BENCH_H, a->depth, a->s->ssim,
+                              c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
@@ -188,12 +245,14 @@ static int op_ssim(bench_ctx *c, void *a, int i)
 static void make_image(const char *path, std::vector<uint8_t> &rgb)
 {
     rgb.resize(3 * N);
-    gpuimg_image img = {0, 0, 0, nullptr};
+    gpuimg_image img;
+    memset(&img, 0, sizeof img);
     gpuimg_ctx *ctx = nullptr;
     if (strcmp(path, "-") != 0) {
         gpuimg_config cfg;
         gpuimg_config_init(&cfg);
         cfg.backend = GPUIMG_BACKEND_CPU;
+        cfg.depth = 8; // a 16-bit photograph too: the 16-bit set is made from these bytes
         if (gpuimg_ctx_create(&cfg, &ctx) != GPUIMG_OK ||
             gpuimg_load(ctx, path, &img) != GPUIMG_OK || img.channels != 3) {
             fprintf(stderr, "bench: %s: %s\n", path, ctx ? gpuimg_ctx_error(ctx) : "no context");
@@ -220,13 +279,62 @@ static void make_image(const char *path, std::vector<uint8_t> &rgb)
     gpuimg_ctx_destroy(ctx);
 }
 
+// The 16-bit photograph: each value v * 257 plus sensor-like noise in the
+// low byte (a hash of the position), so that a 16-bit histogram sees tens
+// of thousands of distinct values, as a real 16-bit capture would, rather
+// than 256 multiples of 257.
+static std::vector<uint16_t> widen(const std::vector<uint8_t> &rgb)
+{
+    std::vector<uint16_t> out(rgb.size());
+    for (size_t i = 0; i < rgb.size(); i++) {
+        uint32_t hsh = (uint32_t)i * 2654435761u;
+        hsh ^= hsh >> 15;
+        int v = rgb[i] * 257 + (int)(hsh % 257) - 128;
+        out[i] = (uint16_t)std::min(65535, std::max(0, v));
+    }
+    return out;
+}
+
 struct op_row {
     const char *name;
     bench_fn fn;
-    void *arg;
-    double bytes; // the fewest the op must read plus write
+    op_arg arg;
+    double bytes; // the fewest the op must read plus write, at 8 bits
     const char *npp;
 };
+
+// One depth's buffers: BENCH_BUFFERS input sets from the interleaved image
+// (bytes of `vs` per value), outputs, one-value planes.
+static void make_set(bench_set *set, const uint8_t *rgb, size_t vs, uint32_t one_value)
+{
+    size_t plane = (N * vs + 255) / 256 * 256;
+    std::vector<uint8_t> planes(3 * plane);
+    for (size_t p = 0; p < N; p++)
+        for (int k = 0; k < 3; k++)
+            memcpy(&planes[k * plane + p * vs], rgb + (3 * p + k) * vs, vs);
+    for (int b = 0; b < BENCH_BUFFERS; b++) {
+        uint8_t *base;
+        CHECK(cudaMalloc(&set->in[b].rgb, 3 * N * vs));
+        CHECK(cudaMalloc(&base, 3 * plane));
+        for (int k = 0; k < 3; k++)
+            set->in[b].plane[k] = base + k * plane;
+        CHECK(cudaMemcpy(set->in[b].rgb, rgb, 3 * N * vs, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(base, planes.data(), 3 * plane, cudaMemcpyHostToDevice));
+    }
+    uint8_t *out;
+    CHECK(cudaMalloc(&set->out_rgb, 3 * N * vs));
+    CHECK(cudaMalloc(&out, 3 * plane));
+    for (int k = 0; k < 3; k++)
+        set->out_plane[k] = out + k * plane;
+    std::vector<uint8_t> uniform(plane);
+    for (size_t p = 0; p < N; p++)
+        memcpy(&uniform[p * vs], &one_value, vs); // little-endian: the low bytes
+    for (int b = 0; b < BENCH_BUFFERS; b++) /* distinct buffers: L2 must not serve them */
+        for (int k = 0; k < 3; k++) {
+            CHECK(cudaMalloc(&set->uniform[b][k], plane));
+            CHECK(cudaMemcpy(set->uniform[b][k], uniform.data(), plane, cudaMemcpyHostToDevice));
+        }
+}
 
 int main(int argc, char **argv)
 {
@@ -241,29 +349,16 @@ int main(int argc, char **argv)
         CHECK(cudaEventCreate(&c.ev[i]));
     std::vector<uint8_t> rgb;
     make_image(argv[1], rgb);
-    std::vector<uint8_t> planes(3 * PLANE);
-    for (size_t p = 0; p < N; p++)
-        for (int k = 0; k < 3; k++)
-            planes[k * PLANE + p] = rgb[3 * p + k];
-    for (int b = 0; b < BENCH_BUFFERS; b++) {
-        uint8_t *base;
-        CHECK(cudaMalloc(&c.in[b].rgb, 3 * N));
-        CHECK(cudaMalloc(&base, 3 * PLANE));
-        for (int k = 0; k < 3; k++)
-            c.in[b].plane[k] = base + k * PLANE;
-        CHECK(cudaMemcpy(c.in[b].rgb, rgb.data(), 3 * N, cudaMemcpyHostToDevice));
-        CHECK(cudaMemcpy(base, planes.data(), 3 * PLANE, cudaMemcpyHostToDevice));
+    {
+        bench_set set8;
+        make_set(&set8, rgb.data(), 1, 200);
+        memcpy(c.in, set8.in, sizeof c.in);
+        memcpy(c.uniform, set8.uniform, sizeof c.uniform);
+        c.out_rgb = set8.out_rgb;
+        memcpy(c.out_plane, set8.out_plane, sizeof c.out_plane);
+        std::vector<uint16_t> rgb16 = widen(rgb);
+        make_set(&c.set16, reinterpret_cast<const uint8_t *>(rgb16.data()), 2, 200 * 257);
     }
-    uint8_t *out;
-    CHECK(cudaMalloc(&c.out_rgb, 3 * N));
-    CHECK(cudaMalloc(&out, 3 * PLANE));
-    for (int k = 0; k < 3; k++)
-        c.out_plane[k] = out + k * PLANE;
-    for (int b = 0; b < BENCH_BUFFERS; b++) /* distinct buffers: L2 must not serve them */
-        for (int k = 0; k < 3; k++) {
-            CHECK(cudaMalloc(&c.uniform[b][k], PLANE));
-            CHECK(cudaMemset(c.uniform[b][k], 200, PLANE));
-        }
 
     // Weights from the op table itself, so they are the ones gpuimg uses.
     gpuimg_config cfg;
@@ -282,13 +377,14 @@ int main(int argc, char **argv)
     scratch s[6];
     memset(s, 0, sizeof s);
     void *tmp;
-    unsigned long long *small;
     CHECK(cudaMalloc(&tmp, N * sizeof(float))); // a two-pass blur's intermediate (radius > 32)
-    CHECK(cudaMalloc(&small, (3 * 256 + 16) * sizeof(unsigned long long)));
-    c.counts = small;
+    CHECK(cudaMalloc(&c.counts, (3 * 256 + 16) * sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&c.counts16, (size_t)3 * 65536 * sizeof(unsigned long long)));
+    CHECK(cudaMalloc(&c.partials, std::max(gpuimg__cuda_histogram_scratch(3, 16, N),
+                                           gpuimg__cuda_histogram_scratch(1, 16, N))));
     uint8_t *lut;
     double *ssim;
-    CHECK(cudaMalloc(&lut, 4 * 256));
+    CHECK(cudaMalloc(&lut, 3 * gpuimg__cuda_equalize_scratch(16)));
     CHECK(cudaMalloc(&ssim, sizeof(double)));
     for (int k = 0; k < 6; k++) {
         gpuimg_step *step;
@@ -305,77 +401,107 @@ int main(int argc, char **argv)
         s[k].h_weights = step->weights;
         s[k].conv = step->conv;
         s[k].tmp = tmp;
-        s[k].counts = small;
         s[k].lut = lut;
         s[k].ssim = ssim;
     }
-    gpuimg_move transpose = GPUIMG_MOVE_TRANSPOSE, rot90 = GPUIMG_MOVE_ROTATE90,
-                flip_h = GPUIMG_MOVE_FLIP_H;
+    const gpuimg_move NO_MOVE = GPUIMG_MOVE_TRANSPOSE; // for ops that move nothing
     const double img = 3.0 * N;
+    // Each 8-bit row, then (where the op has one) its 16-bit row: twice the
+    // bytes, against the copy of the 16-bit image.
     op_row rows[] = {
-        {"interleaved->planar", op_deinterleave, nullptr, 2 * img, "nppiCopy_8u_C3P3R"},
-        {"planar->interleaved", op_interleave, nullptr, 2 * img, "nppiCopy_8u_P3C3R"},
-        {"blur sigma=2", op_blur, &s[0], 2 * img, "nppiFilterGaussBorder_8u_C3R 13x13"},
-        {"blur sigma=8", op_blur, &s[1], 2 * img, "nppiFilterGaussAdvancedBorder_8u_C3R 49"},
-        {"box r=5", op_box, &s[0], 2 * img, "nppiFilterBoxBorder_8u_C1R 11x11 x3"},
-        {"convolve 5x5", op_convolve, &s[2], 2 * img, "nppiFilterBorder32f_8u_C1R 5x5 x3"},
-        {"convolve 5x5 general", op_convolve, &s[4], 2 * img, "nppiFilterBorder32f_8u_C1R 5x5 x3"},
-        {"convolve 15x15", op_convolve, &s[3], 2 * img, "nppiFilterBorder32f_8u_C1R 15x15 x3"},
-        {"convolve 15x15 general", op_convolve, &s[5], 2 * img,
+        {"interleaved->planar", op_deinterleave, {nullptr, 8, NO_MOVE}, 2 * img, "nppiCopy_8u_C3P3R"},
+        {"planar->interleaved", op_interleave, {nullptr, 8, NO_MOVE}, 2 * img, "nppiCopy_8u_P3C3R"},
+        {"blur sigma=2", op_blur, {&s[0], 8, NO_MOVE}, 2 * img, "nppiFilterGaussBorder_8u_C3R 13x13"},
+        {"blur sigma=8", op_blur, {&s[1], 8, NO_MOVE}, 2 * img, "nppiFilterGaussAdvancedBorder_8u_C3R 49"},
+        {"box r=5", op_box, {&s[0], 8, NO_MOVE}, 2 * img, "nppiFilterBoxBorder_8u_C1R 11x11 x3"},
+        {"convolve 5x5", op_convolve, {&s[2], 8, NO_MOVE}, 2 * img, "nppiFilterBorder32f_8u_C1R 5x5 x3"},
+        {"convolve 5x5 general", op_convolve, {&s[4], 8, NO_MOVE}, 2 * img,
+         "nppiFilterBorder32f_8u_C1R 5x5 x3"},
+        {"convolve 15x15", op_convolve, {&s[3], 8, NO_MOVE}, 2 * img,
          "nppiFilterBorder32f_8u_C1R 15x15 x3"},
-        {"sobel", op_sobel, nullptr, 2 * img, "nppiGradientVectorSobelBorder (n/a)"},
-        {"transpose", op_move, &transpose, 2 * img, "nppiTranspose_8u_C1R x3"},
-        {"rotate 90", op_move, &rot90, 2 * img, "nppiTranspose + nppiMirror x3"},
-        {"flip h", op_move, &flip_h, 2 * img, "nppiMirror_8u_C1R x3"},
-        {"invert", op_invert, nullptr, 2 * img, "nppiNot_8u_C1R x3"},
-        {"histogram (photo)", op_histogram, &s[0], img, "nppiHistogramEven_8u_C1R x3"},
-        {"histogram (one value)", op_histogram_uniform, &s[0], img, "nppiHistogramEven_8u_C1R x3"},
-        {"stats", op_stats, &s[0], img, "nppiMean_StdDev + nppiMinMax x3"},
-        {"grayscale", op_grayscale, nullptr, img + N, "nppiRGBToGray_8u_C3C1R"},
-        {"equalize", op_equalize, &s[0], 3 * img, "nppiHistogramEven + nppiLUTPalette x3"},
-        {"compare's ssim", op_ssim, &s[0], 2 * img, "n/a"},
+        {"convolve 15x15 general", op_convolve, {&s[5], 8, NO_MOVE}, 2 * img,
+         "nppiFilterBorder32f_8u_C1R 15x15 x3"},
+        {"sobel", op_sobel, {nullptr, 8, NO_MOVE}, 2 * img, "nppiGradientVectorSobelBorder (n/a)"},
+        {"transpose", op_move, {nullptr, 8, GPUIMG_MOVE_TRANSPOSE}, 2 * img,
+         "nppiTranspose_8u_C1R x3"},
+        {"rotate 90", op_move, {nullptr, 8, GPUIMG_MOVE_ROTATE90}, 2 * img,
+         "nppiTranspose + nppiMirror x3"},
+        {"flip h", op_move, {nullptr, 8, GPUIMG_MOVE_FLIP_H}, 2 * img, "nppiMirror_8u_C1R x3"},
+        {"invert", op_invert, {nullptr, 8, NO_MOVE}, 2 * img, "nppiNot_8u_C1R x3"},
+        {"histogram (photo)", op_histogram, {&s[0], 8, NO_MOVE}, img, "nppiHistogramEven_8u_C1R x3"},
+        {"histogram (one value)", op_histogram_uniform, {&s[0], 8, NO_MOVE}, img,
+         "nppiHistogramEven_8u_C1R x3"},
+        {"stats", op_stats, {&s[0], 8, NO_MOVE}, img, "nppiMean_StdDev + nppiMinMax x3"},
+        {"grayscale", op_grayscale, {nullptr, 8, NO_MOVE}, img + N, "nppiRGBToGray_8u_C3C1R"},
+        {"equalize", op_equalize, {&s[0], 8, NO_MOVE}, 3 * img, "nppiHistogramEven + nppiLUTPalette x3"},
+        {"equalize --luma", op_equalize_luma, {&s[0], 8, NO_MOVE}, 3 * img, "n/a"},
+        {"compare's ssim", op_ssim, {&s[0], 8, NO_MOVE}, 2 * img, "n/a"},
     };
-    double copy_ms = bench_time(&c, op_copy, nullptr);
+    // The ops that have no 16-bit row: stats (the histogram's row again).
+    auto has16 = [](const op_row &r) { return r.fn != op_stats; };
+
+    op_arg copy8 = {nullptr, 8, NO_MOVE}, copy16 = {nullptr, 16, NO_MOVE};
+    double copy_ms = bench_time(&c, op_copy, &copy8);
     double copy_gbs = 2 * img / copy_ms / 1e6;
+    double copy16_ms = bench_time(&c, op_copy, &copy16);
+    double copy16_gbs = 4 * img / copy16_ms / 1e6;
     printf("8K RGB %dx%d, device-to-device copy: %.3f ms for %.1f MB read + written = %.0f GB/s\n",
            BENCH_W, BENCH_H, copy_ms, 2 * img / 1e6, copy_gbs);
-    printf("%-22s %9s %8s %7s %9s %8s  %s\n", "op", "ours ms", "GB/s", "% copy", "NPP ms",
+    printf("16-bit (\"... 16\" rows, %% of this copy): %.3f ms for %.1f MB read + written = %.0f "
+           "GB/s\n",
+           copy16_ms, 4 * img / 1e6, copy16_gbs);
+    printf("%-25s %9s %8s %7s %9s %8s  %s\n", "op", "ours ms", "GB/s", "% copy", "NPP ms",
            "NPP/ours", "NPP call (result agrees)");
     FILE *json = fopen(argv[2], "w");
     if (json)
         fprintf(json,
                 "{\"width\": %d, \"height\": %d, \"copy_ms\": %.4f, \"copy_gbs\": %.1f, "
-                "\"ops\": [",
-                BENCH_W, BENCH_H, copy_ms, copy_gbs);
-    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
-        double ms = bench_time(&c, rows[r].fn, rows[r].arg);
-        CHECK(cudaGetLastError());
-        if (ms <= 0) {
-            fprintf(stderr, "bench: %s: a launch failed\n", rows[r].name);
-            return 4;
+                "\"copy16_ms\": %.4f, \"copy16_gbs\": %.1f, \"ops\": [",
+                BENCH_W, BENCH_H, copy_ms, copy_gbs, copy16_ms, copy16_gbs);
+    int first_json = 1;
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++)
+        for (int depth = 8; depth <= 16; depth += 8) {
+            if (depth == 16 && !has16(rows[r]))
+                continue;
+            op_arg arg = rows[r].arg;
+            arg.depth = depth;
+            char name[64];
+            snprintf(name, sizeof name, "%s%s", rows[r].name, depth == 16 ? " 16" : "");
+            double ms = bench_time(&c, rows[r].fn, &arg);
+            CHECK(cudaGetLastError());
+            if (ms <= 0) {
+                fprintf(stderr, "bench: %s: a launch failed\n", name);
+                return 4;
+            }
+            double npp = -1;
+            int agrees = -1;
+            if (depth == 8) {
+                rows[r].fn(&c, &arg, 0); /* ours on input 0, for NPP's comparison */
+                CHECK(cudaStreamSynchronize(c.stream));
+                npp = bench_npp(&c, rows[r].name, &agrees);
+            }
+            double bytes = rows[r].bytes * (depth / 8);
+            double gbs = bytes / ms / 1e6, pct = 100 * gbs / (depth == 16 ? copy16_gbs : copy_gbs);
+            char npp_ms[32] = "-", ratio[32] = "-";
+            if (npp > 0) {
+                snprintf(npp_ms, sizeof npp_ms, "%.3f", npp);
+                snprintf(ratio, sizeof ratio, "%.2f", npp / ms);
+            }
+            printf("%-25s %9.3f %8.0f %6.1f%% %9s %8s  %s%s\n", name, ms, gbs, pct, npp_ms, ratio,
+                   depth == 8 ? rows[r].npp : "",
+                   agrees == 1   ? " (agrees)"
+                   : agrees == 0 ? " (DIFFERS)"
+                                 : "");
+            if (json) {
+                fprintf(json,
+                        "%s{\"op\": \"%s\", \"depth\": %d, \"ms\": %.4f, \"gbs\": %.1f, "
+                        "\"pct_copy\": %.1f, \"npp_ms\": %.4f, \"npp_call\": \"%s\", "
+                        "\"npp_agrees\": %d}",
+                        first_json ? "" : ", ", rows[r].name, depth, ms, gbs, pct, npp,
+                        depth == 8 ? rows[r].npp : "", agrees);
+                first_json = 0;
+            }
         }
-        rows[r].fn(&c, rows[r].arg, 0); /* ours on input 0, for NPP's comparison */
-        CHECK(cudaStreamSynchronize(c.stream));
-        int agrees = -1;
-        double npp = bench_npp(&c, rows[r].name, &agrees);
-        double gbs = rows[r].bytes / ms / 1e6;
-        char npp_ms[32] = "-", ratio[32] = "-";
-        if (npp > 0) {
-            snprintf(npp_ms, sizeof npp_ms, "%.3f", npp);
-            snprintf(ratio, sizeof ratio, "%.2f", npp / ms);
-        }
-        printf("%-22s %9.3f %8.0f %6.1f%% %9s %8s  %s%s\n", rows[r].name, ms, gbs,
-               100 * gbs / copy_gbs, npp_ms, ratio, rows[r].npp,
-               agrees == 1   ? " (agrees)"
-               : agrees == 0 ? " (DIFFERS)"
-                             : "");
-        if (json)
-            fprintf(json,
-                    "%s{\"op\": \"%s\", \"ms\": %.4f, \"gbs\": %.1f, \"pct_copy\": %.1f, "
-                    "\"npp_ms\": %.4f, \"npp_call\": \"%s\", \"npp_agrees\": %d}",
-                    r ? ", " : "", rows[r].name, ms, gbs, 100 * gbs / copy_gbs, npp, rows[r].npp,
-                    agrees);
-    }
     if (json) {
         fprintf(json, "]}\n");
         fclose(json);

@@ -13,15 +13,26 @@
 
 /* One input set on the device: interleaved RGB, and the same as 3 planes. */
 typedef struct bench_input {
-    uint8_t *rgb;      /* BENCH_W * BENCH_H * 3, packed */
-    uint8_t *plane[3]; /* BENCH_W * BENCH_H each, 256-byte aligned */
+    uint8_t *rgb;      /* BENCH_W * BENCH_H * 3 values, packed */
+    uint8_t *plane[3]; /* BENCH_W * BENCH_H values each, 256-byte aligned */
 } bench_input;
 
-typedef struct bench_ctx {
+/* Everything an op reads or writes at one depth (8: uint8_t values, 16:
+ * uint16_t), so that each op runs at both depths on the same photograph. */
+typedef struct bench_set {
     bench_input in[BENCH_BUFFERS];
     uint8_t *out_rgb, *out_plane[3];
     uint8_t *uniform[BENCH_BUFFERS][3]; /* one-value planes, rotated like the inputs */
-    unsigned long long *counts; /* our histograms' counts, 3 x 256 */
+} bench_set;
+
+typedef struct bench_ctx {
+    bench_input in[BENCH_BUFFERS]; /* the 8-bit set (NPP's inputs) ... */
+    uint8_t *out_rgb, *out_plane[3];
+    uint8_t *uniform[BENCH_BUFFERS][3];
+    bench_set set16;            /* ... and the 16-bit one: v * 257 plus low-bit noise */
+    unsigned long long *counts; /* our 8-bit histograms' counts, 3 x 256 */
+    unsigned long long *counts16; /* 16-bit: 3 x 65536 */
+    void *partials;               /* the 16-bit histogram's scratch */
     cudaStream_t stream;
     cudaEvent_t ev[2 * 64];
 } bench_ctx;

@@ -15,6 +15,10 @@ NVCC=$CUDA/bin/nvcc
 SRC="bench/bench.cu bench/npp.cu"
 FLAGS="-std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -Iinclude -Isrc -Ikernels -Ibench"
 ARCHIVES="$DIR/libgpuimg.a $DIR/libstb.a $DIR/libpng16.a $DIR/libz.a -lm"
+# DIR/archives: the static archives to link, in order, one per line (names
+# in DIR), where the library needs more than the ones above (libtiff,
+# libwebp and theirs: bench/depth_device.sh's prepare step writes it)
+[ -f "$DIR/archives" ] && ARCHIVES="$(sed "s|^|$DIR/|" "$DIR/archives" | tr '\n' ' ') -lstdc++ -lm -lpthread"
 NPP="-L$CUDA/lib64 -lnppc -lnppial -lnppicc -lnppidei -lnppif -lnppig -lnppim -lnppist -lnppisu -lnppitc -Xlinker -rpath=$CUDA/lib64"
 if ! $NVCC $FLAGS -o /tmp/bench $SRC $ARCHIVES $NPP 2> /tmp/npp_build.log; then
     echo "=== the bench with NPP did not build; without NPP:"

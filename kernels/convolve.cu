@@ -26,7 +26,18 @@
 //
 // Products are fused into the sum (FMA, one rounding per tap), summed in the
 // CPU's order (kernel rows, then columns); SPEC §4 allows float filters to
-// differ from the CPU by at most 1 in at most 0.1% of values.
+// differ from the CPU by at most 1 in at most 0.1% of values. At 16 bits and
+// on float planes each product and each sum is rounded on its own instead,
+// as the CPU does (device.cuh's mad), so that in the CPU's order the result
+// is the CPU's to the bit, at one more instruction per tap.
+//
+// Depth: the kernels are templates on the value type T (uint8_t or
+// uint16_t, and for convolve float: --alpha premultiplied's float planes,
+// stored unrounded). The tile is floats at any depth, so only the tile load
+// and the stores differ: 4 outputs of a row go out as one store of 4, 8 or
+// 16 bytes.
+#include <type_traits>
+
 #include "device.cuh"
 #include "kernels.h"
 
@@ -91,8 +102,9 @@ template <int CAP, int KW> struct ParamWeights {
 
 // The taps j .. j + count - 1 of input row r for the thread's 4 x 4 outputs:
 // v holds the 8 inputs from the first output column's tap j on. Output row
-// i uses kernel row r - i when that is a row of the kernel.
-template <typename Weights>
+// i uses kernel row r - i when that is a row of the kernel. Called with r,
+// then j, ascending: each output takes its taps in the CPU's order.
+template <bool EXACT, typename Weights>
 __device__ __forceinline__ void conv_taps(float acc[CONV_OUT_Y][4], const float v[8],
                                           const Weights &weights, int kh, int r, int j, int count)
 {
@@ -108,29 +120,40 @@ __device__ __forceinline__ void conv_taps(float acc[CONV_OUT_Y][4], const float 
             if (kk < count) {
 #pragma unroll
                 for (int c = 0; c < 4; c++)
-                    acc[i][c] = fmaf(wt[kk], v[c + kk], acc[i][c]);
+                    acc[i][c] = mad<EXACT>(wt[kk], v[c + kk], acc[i][c]);
             }
         }
     }
 }
 
-// Stores 4 neighbouring outputs of one row: one 32-bit store when the row
-// is long enough and the address aligned, else byte by byte. `whole`: the
-// block's tile lies inside the image and rows are 4-byte aligned, so the
-// tests are known to pass.
-__device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y, const uint8_t b[4],
-                                       bool whole)
+// Stores 4 neighbouring outputs of one row: one 4-value store (4 bytes at
+// depth 8, 8 at depth 16) when the row is long enough and the address
+// aligned, else value by value. `whole`: the block's tile lies inside the
+// image and rows start at multiples of 4 values, so the tests are known to
+// pass (x is a multiple of 4; the planes are 256-byte aligned).
+template <typename T>
+__device__ __forceinline__ void store4(uint8_t *dst_bytes, int w, int h, int x, int y,
+                                       const T b[4], bool whole)
 {
+    using Quad = typename std::conditional<
+        sizeof(T) == 1, uint32_t, typename std::conditional<sizeof(T) == 2, uint2, float4>::type>::type;
+    T *dst = reinterpret_cast<T *>(dst_bytes);
+    Quad q;
+    if constexpr (sizeof(T) == 1)
+        q = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+    else if constexpr (sizeof(T) == 2)
+        q = make_uint2(b[0] | (uint32_t)b[1] << 16, b[2] | (uint32_t)b[3] << 16);
+    else
+        q = make_float4(b[0], b[1], b[2], b[3]);
     if (whole) {
-        *reinterpret_cast<uint32_t *>(dst + (size_t)y * w + x) =
-            b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+        *reinterpret_cast<Quad *>(dst + (size_t)y * w + x) = q;
         return;
     }
     if (y >= h || x >= w)
         return;
-    uint8_t *out = dst + (size_t)y * w + x;
-    if (x + 3 < w && ((size_t)out & 3) == 0) {
-        *reinterpret_cast<uint32_t *>(out) = b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24;
+    T *out = dst + (size_t)y * w + x;
+    if (x + 3 < w && ((size_t)out % sizeof(Quad)) == 0) {
+        *reinterpret_cast<Quad *>(out) = q;
         return;
     }
 #pragma unroll
@@ -141,13 +164,14 @@ __device__ __forceinline__ void store4(uint8_t *dst, int w, int h, int x, int y,
 
 // KW, KH > 0: a kernel size with its own unrolled code (3 x 3, 5 x 5,
 // 7 x 7); 0: any size, the weights staged in shared memory.
-template <int CAP, int KW, int KH>
+template <typename T, int CAP, int KW, int KH>
 __global__ void __launch_bounds__(CONV_THREADS, 4)
     convolve_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
                     int kw_arg, int kh_arg, float scale, float bias, int absolute,
                     gpuimg_border border, const ConvTaps<CAP> k)
 {
     extern __shared__ __align__(16) float s_conv[];
+    constexpr bool EXACT = exact_filter<T>();
     const int kw = KW > 0 ? KW : kw_arg, kh = KH > 0 ? KH : kh_arg;
     const int pitch = conv_pitch(kw), kw4 = (kw + 3) / 4 * 4;
     float *s_tile = s_conv + LOAD_MARGIN, *s_w = s_tile + (CONV_TILE + kh - 1) * pitch;
@@ -159,9 +183,9 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
     const int x0 = blockIdx.x * CONV_TILE, y0 = blockIdx.y * CONV_TILE;
     constexpr int IN_ROWS = KH > 0 ? CONV_TILE + KH - 1 : 0,
                   IN_COLS = KW > 0 ? CONV_TILE + KW - 1 : 0;
-    load_tile_f32<CONV_THREADS, IN_ROWS, IN_COLS>(src, w, h, border, x0 - kw / 2, y0 - kh / 2,
-                                                  CONV_TILE + kh - 1, CONV_TILE + kw - 1, s_tile,
-                                                  pitch);
+    load_tile_f32<CONV_THREADS, T, IN_ROWS, IN_COLS>(src, w, h, border, x0 - kw / 2, y0 - kh / 2,
+                                                     CONV_TILE + kh - 1, CONV_TILE + kw - 1, s_tile,
+                                                     pitch);
     __syncthreads();
     const int tx = threadIdx.x % CONV_LANES_X, ty = threadIdx.x / CONV_LANES_X;
     float acc[CONV_OUT_Y][4];
@@ -180,7 +204,7 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
             for (int j = 0; j < KW; j += 4) {
                 float4 b = in[j / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                conv_taps(acc, v, ParamWeights<CAP, KW>{k}, KH, r, j, min(4, KW - j));
+                conv_taps<EXACT>(acc, v, ParamWeights<CAP, KW>{k}, KH, r, j, min(4, KW - j));
                 a = b;
             }
         }
@@ -192,26 +216,26 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
             for (; j + 4 <= kw; j += 4) {
                 float4 b = in[j / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                conv_taps(acc, v, SharedWeights{s_w, kw4}, kh, r, j, 4);
+                conv_taps<EXACT>(acc, v, SharedWeights{s_w, kw4}, kh, r, j, 4);
                 a = b;
             }
             if (j < kw) {
                 float4 b = in[j / 4 + 1];
                 const float v[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-                conv_taps(acc, v, SharedWeights{s_w, kw4}, kh, r, j, kw - j);
+                conv_taps<EXACT>(acc, v, SharedWeights{s_w, kw4}, kh, r, j, kw - j);
             }
         }
     }
     const bool whole = whole_tile(x0, y0, CONV_TILE, w, h, 4);
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
-        uint8_t b[4];
+        T b[4];
 #pragma unroll
         for (int c = 0; c < 4; c++) {
             float v = __fadd_rn(__fmul_rn(acc[i][c], scale), bias);
-            b[c] = store_u8(absolute ? fabsf(v) : v);
+            b[c] = store_value<T>(absolute ? fabsf(v) : v);
         }
-        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, b, whole);
+        store4<T>(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, b, whole);
     }
 }
 
@@ -224,8 +248,16 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
 // (n + 0.5)^2 = n^2 + n + 0.25. Larger roots clamp to 255 either way. s = 0
 // must not meet the reciprocal's infinity. (The cuda suite checks Sobel
 // byte for byte against the CPU.)
-__device__ __forceinline__ float magnitude(float s)
+//
+// At depth 16 none of that holds: gx^2 + gy^2 reaches 1.4e11, past float's
+// exact integers, and a root near 65535 comes within 0.25 / 131071 = 1.9e-6
+// of a half-integer, far inside the estimate's 0.026. There the magnitude
+// is the CPU's expression operation for operation: each square and the sum
+// rounded on its own (no FMA contraction: C's gx * gx + gy * gy), then the
+// IEEE square root, so the two backends agree to the bit.
+__device__ __forceinline__ float magnitude_u8(float gx, float gy)
 {
+    float s = gx * gx + gy * gy; // exact: integers below 2^22
     // .ftz: the bare MUFU.RSQ; rsqrtf adds a rescaling for denormal inputs,
     // and s is a whole number.
     float r;
@@ -233,8 +265,14 @@ __device__ __forceinline__ float magnitude(float s)
     return s > 0.0f ? s * r : 0.0f;
 }
 
+__device__ __forceinline__ float magnitude_u16(float gx, float gy)
+{
+    return __fsqrt_rn(__fadd_rn(__fmul_rn(gx, gx), __fmul_rn(gy, gy)));
+}
+
 // Sobel: the same tile and thread shapes with a 3 x 3 halo; each thread
 // reads its 6 input rows once (two 16-byte loads each) for its 16 outputs.
+template <typename T>
 __global__ void __launch_bounds__(CONV_THREADS, 4)
     sobel_kernel(const uint8_t *__restrict__ src, uint8_t *__restrict__ dst, int w, int h,
                  gpuimg_border border)
@@ -243,8 +281,8 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
     __shared__ __align__(16) float s_raw[LOAD_MARGIN + (CONV_TILE + 2) * PITCH];
     float *s_tile = s_raw + LOAD_MARGIN;
     const int x0 = blockIdx.x * CONV_TILE, y0 = blockIdx.y * CONV_TILE;
-    load_tile_f32<CONV_THREADS, CONV_TILE + 2, CONV_TILE + 2>(src, w, h, border, x0 - 1, y0 - 1, 0,
-                                                              0, s_tile, PITCH);
+    load_tile_f32<CONV_THREADS, T, CONV_TILE + 2, CONV_TILE + 2>(src, w, h, border, x0 - 1, y0 - 1,
+                                                                 0, 0, s_tile, PITCH);
     __syncthreads();
     const int tx = threadIdx.x % CONV_LANES_X, ty = threadIdx.x / CONV_LANES_X;
     const float *base = s_tile + ty * CONV_OUT_Y * PITCH + 4 * tx;
@@ -259,8 +297,8 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
     // Both Sobel kernels are separable: gx is [1 2 1] down the columns, then
     // the difference across 2 columns; gy the same turned. Smoothing each
     // column and row once for the thread's 16 outputs halves the additions
-    // of the per-output formula. All values are integers below 2^24, so any
-    // order gives the CPU's exact gx and gy.
+    // of the per-output formula. All values are integers below 2^24 (4 x
+    // 65535 at most), so any order gives the CPU's exact gx and gy.
     float vs[CONV_OUT_Y][6], hs[CONV_OUT_Y + 2][4];
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++)
@@ -275,17 +313,17 @@ __global__ void __launch_bounds__(CONV_THREADS, 4)
     const bool whole = whole_tile(x0, y0, CONV_TILE, w, h, 4);
 #pragma unroll
     for (int i = 0; i < CONV_OUT_Y; i++) {
-        uint8_t out[4];
+        T out[4];
 #pragma unroll
         for (int c = 0; c < 4; c++) {
             float gx = vs[i][c + 2] - vs[i][c], gy = hs[i + 2][c] - hs[i][c];
-            out[c] = store_u8(magnitude(gx * gx + gy * gy));
+            out[c] = store_value<T>(sizeof(T) == 1 ? magnitude_u8(gx, gy) : magnitude_u16(gx, gy));
         }
-        store4(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, out, whole);
+        store4<T>(dst, w, h, x0 + 4 * tx, y0 + ty * CONV_OUT_Y + i, out, whole);
     }
 }
 
-template <int CAP, int KW, int KH>
+template <typename T, int CAP, int KW, int KH>
 static cudaError_t launch_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, int w,
                                    int h, const gpuimg_conv *kc, gpuimg_border border,
                                    cudaStream_t stream)
@@ -300,14 +338,15 @@ static cudaError_t launch_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, i
     // Above 48 KB a kernel must opt in; the attribute belongs to the function
     // in the current device's context, so it is set at each such launch.
     if (shared > 48 * 1024) {
-        cudaError_t err = cudaFuncSetAttribute(
-            convolve_kernel<CAP, KW, KH>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+        cudaError_t err = cudaFuncSetAttribute(convolve_kernel<T, CAP, KW, KH>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)shared);
         if (err != cudaSuccess)
             return err;
     }
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
     for (int c = 0; c < channels; c++) {
-        convolve_kernel<CAP, KW, KH><<<grid, CONV_THREADS, shared, stream>>>(
+        convolve_kernel<T, CAP, KW, KH><<<grid, CONV_THREADS, shared, stream>>>(
             d_src.p[c], d_dst.p[c], w, h, kc->width, kc->height, kc->scale, kc->bias, kc->absolute,
             border, k);
         cudaError_t err = cudaGetLastError();
@@ -323,14 +362,17 @@ static cudaError_t launch_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, i
 // fused separable kernel of separable.cu: 2n taps per output instead of n^2
 // (a 5 x 5 kernel: 10 FMAs, not 25). Accepted only when every weight is
 // reproduced to 2^-20 of itself (zeros exactly; NaN fails every test) and
-// all the differences together move an output by under 1e-3, so the result
-// differs from the 2-D sum's by rounding alone, which SPEC §4's allowance
-// for float filters covers.
-static bool rank_one(const gpuimg_conv *k, float *col, float *row)
+// all the differences together move an output by under 1e-3 of a unit at
+// the image's depth (values up to M = 255 or 65535; float planes hold
+// alpha-weighted values of either, so 65535), so the result differs from
+// the 2-D sum's by rounding alone, which SPEC §4's allowance for float
+// filters covers.
+static bool rank_one(const gpuimg_conv *k, int depth, float *col, float *row)
 {
     int n = k->width;
     if (n != k->height || n / 2 > GPUIMG_CUDA_FUSED_RADIUS || n < 3)
         return false;
+    const double M = depth == 8 ? 255.0 : 65535.0;
     const float *K = k->weights;
     int pi = 0, pj = 0; // the largest weight: the best-conditioned pivot
     float big = 0.0f;
@@ -346,13 +388,13 @@ static bool rank_one(const gpuimg_conv *k, float *col, float *row)
         col[i] = K[i * n + pj] / K[pi * n + pj];
         row[i] = K[pi * n + i];
     }
-    double moved = 0.0; // sum of |difference| x 255 x |scale|: the most an output moves
+    double moved = 0.0; // sum of |difference| x M x |scale|: the most an output moves
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             float want = K[i * n + j], d = fabsf(col[i] * row[j] - want);
             if (!(d <= 0x1p-20f * fabsf(want)))
                 return false;
-            moved += (double)d * 255.0 * fabs((double)k->scale);
+            moved += (double)d * M * fabs((double)k->scale);
         }
     return moved < 1e-3;
 }
@@ -360,31 +402,44 @@ static bool rank_one(const gpuimg_conv *k, float *col, float *row)
 // The kernel is examined and copied into its parameter once for all planes.
 extern "C" cudaError_t gpuimg__cuda_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
                                              int channels, int w, int h, const gpuimg_conv *k,
-                                             gpuimg_border border, cudaStream_t stream)
+                                             gpuimg_border border, int depth, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
+    if (depth != 8 && depth != 16 && depth != GPUIMG_DEPTH_FLOAT)
+        return cudaErrorInvalidValue;
+    // Not for float planes (--alpha premultiplied): there the 2-D kernel
+    // gives the CPU's bits, which unpremultiply's division would otherwise
+    // magnify (the two 1-D passes sum in another order).
     float col[MAX_KERNEL], row[MAX_KERNEL];
-    if (rank_one(k, col, row))
+    if (depth != GPUIMG_DEPTH_FLOAT && rank_one(k, depth, col, row))
         return gpuimg__cuda_convolve_rank1(d_src, d_dst, channels, w, h, col, row, k->width / 2, k,
-                                           border, stream);
-    if (k->width == 3 && k->height == 3)
-        return launch_convolve<16, 3, 3>(d_src, d_dst, channels, w, h, k, border, stream);
-    if (k->width == 5 && k->height == 5)
-        return launch_convolve<32, 5, 5>(d_src, d_dst, channels, w, h, k, border, stream);
-    if (k->width == 7 && k->height == 7)
-        return launch_convolve<64, 7, 7>(d_src, d_dst, channels, w, h, k, border, stream);
-    if (k->width * k->height <= SMALL_TAPS)
-        return launch_convolve<SMALL_TAPS, 0, 0>(d_src, d_dst, channels, w, h, k, border, stream);
-    return launch_convolve<LARGE_TAPS, 0, 0>(d_src, d_dst, channels, w, h, k, border, stream);
+                                           border, depth, stream);
+    return by_filter_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        if (k->width == 3 && k->height == 3)
+            return launch_convolve<T, 16, 3, 3>(d_src, d_dst, channels, w, h, k, border, stream);
+        if (k->width == 5 && k->height == 5)
+            return launch_convolve<T, 32, 5, 5>(d_src, d_dst, channels, w, h, k, border, stream);
+        if (k->width == 7 && k->height == 7)
+            return launch_convolve<T, 64, 7, 7>(d_src, d_dst, channels, w, h, k, border, stream);
+        if (k->width * k->height <= SMALL_TAPS)
+            return launch_convolve<T, SMALL_TAPS, 0, 0>(d_src, d_dst, channels, w, h, k, border,
+                                                        stream);
+        return launch_convolve<T, LARGE_TAPS, 0, 0>(d_src, d_dst, channels, w, h, k, border,
+                                                    stream);
+    });
 }
 
 extern "C" cudaError_t gpuimg__cuda_sobel(const uint8_t *d_src, uint8_t *d_dst, int w, int h,
-                                          gpuimg_border border, cudaStream_t stream)
+                                          gpuimg_border border, int depth, cudaStream_t stream)
 {
     if (w <= 0 || h <= 0)
         return cudaSuccess;
-    dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
-    sobel_kernel<<<grid, CONV_THREADS, 0, stream>>>(d_src, d_dst, w, h, border);
-    return cudaGetLastError();
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
+        sobel_kernel<T><<<grid, CONV_THREADS, 0, stream>>>(d_src, d_dst, w, h, border);
+        return cudaGetLastError();
+    });
 }

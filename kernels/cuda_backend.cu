@@ -30,7 +30,12 @@ struct CudaBackend {
     size_t interleaved_size = 0;
     void *d_scratch = nullptr; // sized by the kernels' scratch queries
     size_t scratch_size = 0;
-    unsigned long long *d_small = nullptr; // 4 x 256 counts
+    // Histogram counts: channels << depth of them (4 x 256 from the start,
+    // grown to 4 x 65536 by the first 16-bit histogram).
+    unsigned long long *d_counts = nullptr;
+    size_t counts_size = 0;        // bytes
+    void *d_partials = nullptr;    // the 16-bit histogram's per-block counts
+    size_t partials_size = 0;
     double *d_ssim = nullptr;
     float *d_weights = nullptr; // a two-pass blur's weights, GPUIMG_CUDA_MAX_WEIGHTS
     float *h_weights = nullptr; // pinned: their copy is asynchronous (a pageable one syncs)
@@ -44,7 +49,7 @@ struct CudaBackend {
 };
 
 constexpr size_t SMALL_COUNTS = 4 * 256;
-constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for word access
+constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for vector access
 
 // The grid of a grid-stride launch: a few blocks per SM of the backend's own
 // device. usable() sets it for the thread that drives the backend, at each
@@ -134,10 +139,39 @@ gpuimg_status reserve_interleaved(CudaBackend *cb, size_t bytes)
                    "cudaMalloc (interleaved)");
 }
 
-size_t plane_pitch(int w, int h)
+// The counts of `planes` histograms of n values each, and the scratch of
+// the kernels that make them.
+gpuimg_status reserve_counts(CudaBackend *cb, int planes, int depth, size_t n)
 {
-    size_t n = (size_t)w * (size_t)h;
+    gpuimg_status st = reserve(cb, reinterpret_cast<void **>(&cb->d_counts), &cb->counts_size,
+                               ((size_t)planes << depth) * sizeof(unsigned long long),
+                               "cudaMalloc (counts)");
+    if (st == GPUIMG_OK)
+        st = reserve(cb, &cb->d_partials, &cb->partials_size,
+                     gpuimg__cuda_histogram_scratch(planes, depth, n), "cudaMalloc (partials)");
+    return st;
+}
+
+// Bytes from one plane to the next: the plane's values (1 or 2 bytes each,
+// 4 for float planes), rounded up so that every plane starts 256-byte
+// aligned (and the kernels' whole-word and 16-byte reads near a plane's end
+// stay inside it).
+size_t plane_pitch(int w, int h, int depth)
+{
+    size_t n = (size_t)w * (size_t)h * gpuimg__value_size(depth);
     return (n + PLANE_ALIGN - 1) / PLANE_ALIGN * PLANE_ALIGN;
+}
+
+// The seam's depth and the launchers' agree on 8 and 16 (and float planes
+// where a seam entry takes them); anything else is a caller's bug, said as
+// such.
+gpuimg_status check_depth(CudaBackend *cb, int depth, const char *what, bool floats = false)
+{
+    if (depth == 8 || depth == 16 || (floats && depth == GPUIMG_DEPTH_FLOAT))
+        return GPUIMG_OK;
+    snprintf(cb->base.message, sizeof cb->base.message, "%s: depth %d (not 8 or 16%s)", what,
+             depth, floats ? " or float" : "");
+    return GPUIMG_ERR_INTERNAL;
 }
 
 gpuimg_dplanes dplanes(const gpuimg_planes *p)
@@ -164,7 +198,8 @@ void cuda_close(gpuimg_backend *be)
         cudaFree(block);
     cudaFree(cb->d_scratch);
     cudaFree(cb->d_interleaved);
-    cudaFree(cb->d_small);
+    cudaFree(cb->d_counts);
+    cudaFree(cb->d_partials);
     cudaFree(cb->d_ssim);
     cudaFree(cb->d_weights);
     cudaFreeHost(cb->h_weights);
@@ -191,15 +226,18 @@ void cuda_describe(gpuimg_backend *be, char *text, size_t len)
              driver / 1000, driver % 1000 / 10);
 }
 
-gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c)
+gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c,
+                                int depth)
 {
     CudaBackend *cb = cuda(be);
     memset(p, 0, sizeof *p);
-    gpuimg_status st = usable(cb);
+    gpuimg_status st = check_depth(cb, depth, "planes_alloc", true);
+    if (st == GPUIMG_OK)
+        st = usable(cb);
     if (st != GPUIMG_OK)
         return st;
     void *base = nullptr;
-    size_t bytes = plane_pitch(w, h) * c;
+    size_t bytes = plane_pitch(w, h, depth) * c;
     for (int i = 0; i < CudaBackend::SPARE_BLOCKS && !base; i++)
         if (cb->spare[i] && cb->spare_bytes[i] == bytes) {
             base = cb->spare[i];
@@ -220,8 +258,9 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
     p->width = w;
     p->height = h;
     p->channels = c;
+    p->depth = depth;
     for (int k = 0; k < c; k++)
-        p->plane[k] = static_cast<uint8_t *>(base) + k * plane_pitch(w, h);
+        p->plane[k] = static_cast<uint8_t *>(base) + k * plane_pitch(w, h, depth);
     return GPUIMG_OK;
 }
 
@@ -232,7 +271,7 @@ void cuda_planes_free(gpuimg_backend *be, gpuimg_planes *p)
     for (int i = 0; i < CudaBackend::SPARE_BLOCKS && base; i++)
         if (!cb->spare[i]) {
             cb->spare[i] = base;
-            cb->spare_bytes[i] = plane_pitch(p->width, p->height) * p->channels;
+            cb->spare_bytes[i] = plane_pitch(p->width, p->height, p->depth) * p->channels;
             base = nullptr;
         }
     cudaFree(base); // an error here would be a sticky one, reported by the next call
@@ -243,7 +282,8 @@ gpuimg_status cuda_planes_fill(gpuimg_backend *be, gpuimg_planes *p, uint8_t val
 {
     CudaBackend *cb = cuda(be);
     for (int c = 0; c < p->channels; c++)
-        TRY(cb, "cudaMemsetAsync", cudaMemsetAsync(p->plane[c], value, npix(p), cb->stream));
+        TRY(cb, "cudaMemsetAsync",
+            cudaMemsetAsync(p->plane[c], value, gpuimg__plane_bytes(p), cb->stream));
     return GPUIMG_OK;
 }
 
@@ -265,11 +305,25 @@ void cuda_host_unregister(void *p)
         cudaGetLastError();
 }
 
+// The image and the planes must agree on the depth: the interleaved copy
+// is pixels * channels values of the planes' size.
+gpuimg_status same_depth(CudaBackend *cb, const gpuimg_image *img, const gpuimg_planes *p,
+                         const char *what)
+{
+    if (gpuimg_image_depth(img) == p->depth)
+        return check_depth(cb, p->depth, what);
+    snprintf(cb->base.message, sizeof cb->base.message, "%s: a %d-bit image and %d-bit planes",
+             what, gpuimg_image_depth(img), p->depth);
+    return GPUIMG_ERR_INTERNAL;
+}
+
 gpuimg_status cuda_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst)
 {
     CudaBackend *cb = cuda(be);
-    size_t bytes = npix(dst) * src->channels;
-    gpuimg_status st = usable(cb);
+    size_t bytes = npix(dst) * src->channels * gpuimg_image_value_size(src);
+    gpuimg_status st = same_depth(cb, src, dst, "upload");
+    if (st == GPUIMG_OK)
+        st = usable(cb);
     if (st == GPUIMG_OK)
         st = reserve_interleaved(cb, bytes);
     if (st != GPUIMG_OK)
@@ -277,8 +331,8 @@ gpuimg_status cuda_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_pl
     TRY(cb, "cudaMemcpyAsync (upload)",
         cudaMemcpyAsync(cb->d_interleaved, src->data, bytes, cudaMemcpyHostToDevice, cb->stream));
     LAUNCH(cb, "deinterleave",
-           gpuimg__cuda_deinterleave(cb->d_interleaved, dplanes(dst), src->channels, npix(dst),
-                                     cb->stream));
+           gpuimg__cuda_deinterleave(cb->d_interleaved, dplanes(dst), src->channels, dst->depth,
+                                     npix(dst), cb->stream));
     // The caller may free or refill src once this returns: wait for the copy.
     TRY(cb, "cudaStreamSynchronize (upload)", cudaStreamSynchronize(cb->stream));
     return GPUIMG_OK;
@@ -287,13 +341,15 @@ gpuimg_status cuda_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_pl
 gpuimg_status cuda_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst)
 {
     CudaBackend *cb = cuda(be);
-    size_t bytes = npix(src) * src->channels;
-    gpuimg_status st = reserve_interleaved(cb, bytes);
+    size_t bytes = npix(src) * src->channels * gpuimg_image_value_size(dst);
+    gpuimg_status st = same_depth(cb, dst, src, "download");
+    if (st == GPUIMG_OK)
+        st = reserve_interleaved(cb, bytes);
     if (st != GPUIMG_OK)
         return st;
     LAUNCH(cb, "interleave",
-           gpuimg__cuda_interleave(dplanes(src), cb->d_interleaved, src->channels, npix(src),
-                                   cb->stream));
+           gpuimg__cuda_interleave(dplanes(src), cb->d_interleaved, src->channels, src->depth,
+                                   npix(src), cb->stream));
     TRY(cb, "cudaMemcpyAsync (download)",
         cudaMemcpyAsync(dst->data, cb->d_interleaved, bytes, cudaMemcpyDeviceToHost, cb->stream));
     TRY(cb, "cudaStreamSynchronize (download)", cudaStreamSynchronize(cb->stream));
@@ -328,7 +384,7 @@ gpuimg_status cuda_blur(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_pla
         st = launched(cb,
                       gpuimg__cuda_blur(src->plane[c], dst->plane[c], cb->d_scratch, weights,
                                         cb->d_weights, src->width, src->height, radius, border,
-                                        cb->stream),
+                                        src->depth, cb->stream),
                       "blur");
     return st;
 }
@@ -342,7 +398,7 @@ gpuimg_status cuda_box(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_plan
     for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
         st = launched(cb,
                       gpuimg__cuda_box(src->plane[c], dst->plane[c], cb->d_scratch, src->width,
-                                       src->height, radius, border, cb->stream),
+                                       src->height, radius, border, src->depth, cb->stream),
                       "box");
     return st;
 }
@@ -353,7 +409,7 @@ gpuimg_status cuda_convolve(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
     CudaBackend *cb = cuda(be);
     LAUNCH(cb, "convolve",
            gpuimg__cuda_convolve(dplanes(src), dplanes(dst), src->channels, src->width, src->height,
-                                 k, border, cb->stream));
+                                 k, border, src->depth, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -364,7 +420,27 @@ gpuimg_status cuda_sobel(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_pl
     for (int c = 0; c < src->channels; c++)
         LAUNCH(cb, "sobel",
                gpuimg__cuda_sobel(src->plane[c], dst->plane[c], src->width, src->height, border,
-                                  cb->stream));
+                                  src->depth, cb->stream));
+    return GPUIMG_OK;
+}
+
+// --alpha premultiplied: src's planes (alpha last) into float planes, and
+// the filtered float planes back at dst's depth (alpha.cu).
+gpuimg_status cuda_premultiply(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    LAUNCH(cb, "premultiply",
+           gpuimg__cuda_premultiply(dplanes(src), dplanes(dst), src->channels, npix(src),
+                                    src->depth, cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_unpremultiply(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    LAUNCH(cb, "unpremultiply",
+           gpuimg__cuda_unpremultiply(dplanes(src), dplanes(dst), src->channels, npix(src),
+                                      dst->depth, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -374,7 +450,7 @@ gpuimg_status cuda_move(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_pla
     CudaBackend *cb = cuda(be);
     LAUNCH(cb, "move",
            gpuimg__cuda_move(dplanes(src), dplanes(dst), src->channels, src->width, src->height,
-                             move, cb->stream));
+                             src->depth, move, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -393,11 +469,11 @@ gpuimg_status cuda_grayscale(gpuimg_backend *be, const gpuimg_planes *src, gpuim
     if (src->channels >= 3)
         LAUNCH(cb, "grayscale",
                gpuimg__cuda_grayscale(src->plane[0], src->plane[1], src->plane[2], dst->plane[0],
-                                      npix(src), cb->stream));
+                                      npix(src), src->depth, cb->stream));
     else
         TRY(cb, "cudaMemcpyAsync (gray)",
-            cudaMemcpyAsync(dst->plane[0], src->plane[0], npix(src), cudaMemcpyDeviceToDevice,
-                            cb->stream));
+            cudaMemcpyAsync(dst->plane[0], src->plane[0], gpuimg__plane_bytes(src),
+                            cudaMemcpyDeviceToDevice, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -405,17 +481,25 @@ gpuimg_status cuda_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_p
 {
     CudaBackend *cb = cuda(be);
     LAUNCH(cb, "invert",
-           gpuimg__cuda_invert(dplanes(src), dplanes(dst), src->channels, npix(src), cb->stream));
+           gpuimg__cuda_invert(dplanes(src), dplanes(dst), src->channels, npix(src), src->depth,
+                               cb->stream));
     return GPUIMG_OK;
 }
 
-// The counts of every channel into d_small[0 .. 256 channels).
+// The counts of every channel into d_counts[(c << depth) ..].
 gpuimg_status device_histograms(CudaBackend *cb, const gpuimg_planes *src)
 {
+    size_t counts = (size_t)src->channels << src->depth;
+    gpuimg_status st = check_depth(cb, src->depth, "histogram");
+    if (st == GPUIMG_OK)
+        st = reserve_counts(cb, src->channels, src->depth, npix(src));
+    if (st != GPUIMG_OK)
+        return st;
     TRY(cb, "cudaMemsetAsync (counts)",
-        cudaMemsetAsync(cb->d_small, 0, SMALL_COUNTS * sizeof(unsigned long long), cb->stream));
+        cudaMemsetAsync(cb->d_counts, 0, counts * sizeof(unsigned long long), cb->stream));
     LAUNCH(cb, "histogram",
-           gpuimg__cuda_histogram(dplanes(src), src->channels, npix(src), cb->d_small, cb->stream));
+           gpuimg__cuda_histogram(dplanes(src), src->channels, src->depth, npix(src), cb->d_counts,
+                                  cb->d_partials, cb->stream));
     return GPUIMG_OK;
 }
 
@@ -423,32 +507,77 @@ gpuimg_status cuda_equalize(gpuimg_backend *be, const gpuimg_planes *src, gpuimg
 {
     CudaBackend *cb = cuda(be);
     gpuimg_status st = device_histograms(cb, src);
+    size_t lut = gpuimg__cuda_equalize_scratch(src->depth); // a multiple of 256
     if (st == GPUIMG_OK)
-        st = reserve_scratch(cb, 4 * 256);
+        st = reserve_scratch(cb, lut * src->channels);
     for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
-        st = launched(
-            cb,
-            gpuimg__cuda_equalize(src->plane[c], dst->plane[c], npix(src), cb->d_small + 256 * c,
-                                  static_cast<uint8_t *>(cb->d_scratch) + 256 * c, cb->stream),
-            "equalize");
+        st = launched(cb,
+                      gpuimg__cuda_equalize(src->plane[c], dst->plane[c], npix(src), src->depth,
+                                            cb->d_counts + ((size_t)c << src->depth),
+                                            static_cast<uint8_t *>(cb->d_scratch) + lut * c,
+                                            cb->stream),
+                      "equalize");
     return st;
 }
 
+// equalize --luma: the luma's histogram, its table, then every colour value
+// scaled by lut[Y] / Y (pointwise.cu); 3 colour planes (the op table passes
+// alpha on).
+gpuimg_status cuda_equalize_luma(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
+{
+    CudaBackend *cb = cuda(be);
+    if (src->channels < 3) {
+        snprintf(cb->base.message, sizeof cb->base.message,
+                 "equalize_luma: %d colour planes (not 3)", src->channels);
+        return GPUIMG_ERR_INTERNAL;
+    }
+    size_t counts = (size_t)1 << src->depth;
+    gpuimg_status st = check_depth(cb, src->depth, "equalize_luma");
+    if (st == GPUIMG_OK)
+        st = reserve_counts(cb, 1, src->depth, npix(src));
+    if (st == GPUIMG_OK)
+        st = reserve_scratch(cb, gpuimg__cuda_equalize_scratch(src->depth));
+    if (st != GPUIMG_OK)
+        return st;
+    TRY(cb, "cudaMemsetAsync (counts)",
+        cudaMemsetAsync(cb->d_counts, 0, counts * sizeof(unsigned long long), cb->stream));
+    LAUNCH(cb, "histogram (luma)",
+           gpuimg__cuda_histogram_luma(dplanes(src), src->depth, npix(src), cb->d_counts,
+                                       cb->d_partials, cb->stream));
+    LAUNCH(cb, "equalize (luma)",
+           gpuimg__cuda_equalize_luma(dplanes(src), dplanes(dst), npix(src), src->depth,
+                                      cb->d_counts, static_cast<uint8_t *>(cb->d_scratch),
+                                      cb->stream));
+    return GPUIMG_OK;
+}
+
+// The caller's out: counts[c] for each channel, out->bins of them each
+// (1 << depth), zeroed; filled here with the device's counts.
 gpuimg_status cuda_histogram(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_histogram *out)
 {
     CudaBackend *cb = cuda(be);
-    gpuimg_status st = device_histograms(cb, src);
+    gpuimg_status st = check_depth(cb, src->depth, "histogram");
     if (st != GPUIMG_OK)
         return st;
-    unsigned long long counts[SMALL_COUNTS];
-    TRY(cb, "cudaMemcpy (histogram)",
-        cudaMemcpyAsync(counts, cb->d_small, sizeof counts, cudaMemcpyDeviceToHost, cb->stream));
-    TRY(cb, "cudaStreamSynchronize (histogram)", cudaStreamSynchronize(cb->stream));
-    memset(out, 0, sizeof *out);
-    out->channels = src->channels;
+    size_t bins = (size_t)1 << src->depth;
     for (int c = 0; c < src->channels; c++)
-        for (int v = 0; v < 256; v++)
-            out->counts[c][v] = counts[256 * c + v];
+        if (!out->counts[c] || out->bins < 0 || (size_t)out->bins < bins) {
+            snprintf(cb->base.message, sizeof cb->base.message,
+                     "histogram: %d bins for channel %d of a %d-bit image", out->bins, c,
+                     src->depth);
+            return GPUIMG_ERR_INTERNAL;
+        }
+    st = device_histograms(cb, src);
+    if (st != GPUIMG_OK)
+        return st;
+    static_assert(sizeof(unsigned long long) == sizeof(uint64_t), "the counts copy as they are");
+    for (int c = 0; c < src->channels; c++)
+        TRY(cb, "cudaMemcpy (histogram)",
+            cudaMemcpyAsync(out->counts[c], cb->d_counts + c * bins, bins * sizeof(uint64_t),
+                            cudaMemcpyDeviceToHost, cb->stream));
+    TRY(cb, "cudaStreamSynchronize (histogram)", cudaStreamSynchronize(cb->stream));
+    out->channels = src->channels;
+    out->depth = src->depth;
     return GPUIMG_OK;
 }
 
@@ -459,8 +588,8 @@ gpuimg_status cuda_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg
     TRY(cb, "cudaMemsetAsync (ssim)", cudaMemsetAsync(cb->d_ssim, 0, sizeof(double), cb->stream));
     for (int c = 0; c < a->channels; c++)
         LAUNCH(cb, "ssim",
-               gpuimg__cuda_ssim(a->plane[c], b->plane[c], ignore, a->width, a->height, cb->d_ssim,
-                                 cb->stream));
+               gpuimg__cuda_ssim(a->plane[c], b->plane[c], ignore, a->width, a->height, a->depth,
+                                 cb->d_ssim, cb->stream));
     double total = 0.0;
     TRY(cb, "cudaMemcpy (ssim)",
         cudaMemcpyAsync(&total, cb->d_ssim, sizeof total, cudaMemcpyDeviceToHost, cb->stream));
@@ -496,10 +625,13 @@ gpuimg_backend_ops make_cuda_ops()
     o.box = cuda_box;
     o.convolve = cuda_convolve;
     o.sobel = cuda_sobel;
+    o.premultiply = cuda_premultiply;
+    o.unpremultiply = cuda_unpremultiply;
     o.move = cuda_move;
     o.grayscale = cuda_grayscale;
     o.invert = cuda_invert;
     o.equalize = cuda_equalize;
+    o.equalize_luma = cuda_equalize_luma;
     o.copy_plane = cuda_copy_plane;
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;
@@ -549,7 +681,7 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
     if ((err = cudaSetDevice(device)) != cudaSuccess || (err = cudaFree(0)) != cudaSuccess ||
         (err = cudaGetDeviceProperties(&cb->prop, device)) != cudaSuccess ||
         (err = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-        (err = cudaMalloc(&cb->d_small, SMALL_COUNTS * sizeof(unsigned long long))) !=
+        (err = cudaMalloc(&cb->d_counts, SMALL_COUNTS * sizeof(unsigned long long))) !=
             cudaSuccess ||
         (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess ||
         (err = cudaMalloc(&cb->d_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float))) !=
@@ -564,6 +696,7 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
         cuda_close(&cb->base);
         return GPUIMG_ERR_NO_DEVICE;
     }
+    cb->counts_size = SMALL_COUNTS * sizeof(unsigned long long);
     cb->grid_limit = cb->prop.multiProcessorCount * 8;
     *out = &cb->base;
     return GPUIMG_OK;
@@ -578,6 +711,31 @@ int gpuimg__grid_for(size_t n, int threads)
         blocks = 1;
     size_t limit = (size_t)t_grid_limit;
     return (int)(blocks < limit ? blocks : limit);
+}
+
+// Read at each launch that needs them (not cached: batch drives several
+// devices from several threads); cudaDeviceGetAttribute answers from the
+// runtime's own table, without a device round trip.
+int gpuimg__device_sms(void)
+{
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v;
+}
+
+int gpuimg__device_shared_optin(void)
+{
+    int dev = 0, v = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return v;
 }
 
 extern "C" const gpuimg_backend_ops *gpuimg__cuda_backend(void)

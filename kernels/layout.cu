@@ -25,11 +25,19 @@
 // inside u's row of 8 columns, is a permutation of the 8 consecutive units of
 // the global side, and sends the C*lane + k of a quarter to 8 columns.
 //
-// Chunks start at multiples of 512 pixels, so with planes and the
-// interleaved buffer 16-byte aligned every vector is aligned. The last,
-// partial chunk (and any misaligned call) is copied byte by byte, never
-// touching a byte past `pixels` (planes) or `pixels * channels`
-// (interleaved).
+// 16 bits: the same kernels on T = uint16_t. A uint4 holds 8 values, so a
+// lane owns 8 pixels and a warp's chunk is 256 pixels, 256 * C values =
+// 32 * C uint4: the global accesses, the shared staging and its bank
+// pattern (all counted in 16-byte units) are exactly the 8-bit ones. Only
+// the register shuffle differs: it moves 16-bit halves, and since the two
+// values of an output word each lie whole in one input word, every output
+// word is one PRMT (gather_bytes with two byte pairs), for any C.
+//
+// Chunks start at multiples of 512 (8 bits) or 256 (16 bits) pixels, so
+// with planes and the interleaved buffer 16-byte aligned every vector is
+// aligned. The last, partial chunk (and any misaligned call) is copied
+// value by value, never touching a value past `pixels` (planes) or
+// `pixels * channels` (interleaved).
 #include <type_traits>
 
 #include "device.cuh"
@@ -37,12 +45,14 @@
 
 constexpr int LAYOUT_THREADS = 256;
 constexpr int LAYOUT_WARPS = LAYOUT_THREADS / 32;
-constexpr int LAYOUT_LANE_PIXELS = 16; // one uint4 per plane per lane
-constexpr int LAYOUT_WARP_PIXELS = 32 * LAYOUT_LANE_PIXELS;
-constexpr int LAYOUT_PIXELS = LAYOUT_WARPS * LAYOUT_WARP_PIXELS; // per block
 static_assert(LAYOUT_THREADS % 32 == 0, "whole warps");
-static_assert(LAYOUT_LANE_PIXELS == (int)sizeof(uint4), "a lane's pixels fill one uint4 per plane");
-static_assert(LAYOUT_PIXELS == 4096, "the launcher's grid assumes this chunking");
+
+// The chunking at value type T: a lane's pixels fill one uint4 per plane.
+template <typename T> struct Layout {
+    static constexpr int LANE_PIXELS = (int)(sizeof(uint4) / sizeof(T)); // 16 or 8
+    static constexpr int WARP_PIXELS = 32 * LANE_PIXELS;
+    static constexpr int BLOCK_PIXELS = LAYOUT_WARPS * WARP_PIXELS; // the launcher's grid unit
+};
 
 // swizzle_unit: where 16-byte unit u of a warp's interleaved chunk lives in
 // its shared slice (see the header: identity for odd C, an XOR within each
@@ -121,54 +131,27 @@ template <int N> __device__ __forceinline__ void unpack(const uint4 (&v)[N], uin
     }
 }
 
+// shuffle_to_planes: this lane's interleaved pixels (w: its C uint4, as
+// 4C words) into one uint4 per plane (v[c]). At depth 8, 16 pixels: C = 4
+// is four 4 x 4 byte transposes, other C gather bytes; at depth 16, 8
+// pixels: word j of plane c is values (2j) C + c and (2j + 1) C + c, two
+// byte pairs.
 template <int C>
-__global__ void __launch_bounds__(LAYOUT_THREADS)
-    deinterleave_kernel(const uint8_t *__restrict__ src, gpuimg_dplanes dst, size_t pixels,
-                        bool aligned)
+__device__ __forceinline__ void shuffle_to_planes(const uint32_t (&w)[4 * C], uint4 (&v)[C], uint8_t)
 {
-    __shared__ uint4 s_units[LAYOUT_WARPS][32 * C];
-    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    size_t first = ((size_t)blockIdx.x * LAYOUT_WARPS + warp) * LAYOUT_WARP_PIXELS;
-    if (first >= pixels)
-        return;
-    size_t end = min(pixels, first + LAYOUT_WARP_PIXELS);
-    if (!aligned || end - first < LAYOUT_WARP_PIXELS) {
-        // The partial chunk: bytes, still consecutive lanes on consecutive pixels.
-        for (size_t p = first + lane; p < end; p += 32)
-#pragma unroll
-            for (int c = 0; c < C; c++)
-                dst.p[c][p] = src[p * C + c];
-        return;
-    }
-    const uint4 *in = reinterpret_cast<const uint4 *>(src + first * C);
-    uint4 v[C];
-#pragma unroll
-    for (int k = 0; k < C; k++)
-        v[k] = in[32 * k + lane];
-    if constexpr (C > 1) {
-        uint4 *s = s_units[warp];
-#pragma unroll
-        for (int k = 0; k < C; k++)
-            s[swizzle_unit<C>(32 * k + lane)] = v[k];
-        __syncwarp();
-#pragma unroll
-        for (int k = 0; k < C; k++)
-            v[k] = s[swizzle_unit<C>(C * lane + k)];
-    }
-    uint32_t w[4 * C]; // this lane's 16 pixels, interleaved
-    unpack(v, w);
     if constexpr (C == 4) {
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            // v[k] is pixels 4k .. 4k + 3, a 4 x 4 block whose columns are the planes.
+            // Pixels 4k .. 4k + 3, a 4 x 4 block whose columns are the planes.
             uint32_t a[4] = {w[4 * k], w[4 * k + 1], w[4 * k + 2], w[4 * k + 3]}, o[4];
             transpose4x4(a, o);
             v[k] = make_uint4(o[0], o[1], o[2], o[3]);
         }
+        uint4 t[4] = {v[0], v[1], v[2], v[3]};
 #pragma unroll
         for (int c = 0; c < 4; c++) // word k of plane c is column c of block k
-            reinterpret_cast<uint4 *>(dst.p[c] + first)[lane] = make_uint4(
-                get_word(v[0], c), get_word(v[1], c), get_word(v[2], c), get_word(v[3], c));
+            v[c] = make_uint4(get_word(t[0], c), get_word(t[1], c), get_word(t[2], c),
+                              get_word(t[3], c));
     } else {
 #pragma unroll
         for (int c = 0; c < C; c++) {
@@ -178,34 +161,32 @@ __global__ void __launch_bounds__(LAYOUT_THREADS)
                 int p = 4 * j * C + c;
                 o[j] = gather_bytes(w, p, p + C, p + 2 * C, p + 3 * C);
             }
-            reinterpret_cast<uint4 *>(dst.p[c] + first)[lane] = make_uint4(o[0], o[1], o[2], o[3]);
+            v[c] = make_uint4(o[0], o[1], o[2], o[3]);
         }
     }
 }
 
 template <int C>
-__global__ void __launch_bounds__(LAYOUT_THREADS)
-    interleave_kernel(gpuimg_dplanes src, uint8_t *__restrict__ dst, size_t pixels, bool aligned)
+__device__ __forceinline__ void shuffle_to_planes(const uint32_t (&w)[4 * C], uint4 (&v)[C],
+                                                  uint16_t)
 {
-    __shared__ uint4 s_units[LAYOUT_WARPS][32 * C];
-    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-    size_t first = ((size_t)blockIdx.x * LAYOUT_WARPS + warp) * LAYOUT_WARP_PIXELS;
-    if (first >= pixels)
-        return;
-    size_t end = min(pixels, first + LAYOUT_WARP_PIXELS);
-    if (!aligned || end - first < LAYOUT_WARP_PIXELS) {
-        for (size_t p = first + lane; p < end; p += 32)
 #pragma unroll
-            for (int c = 0; c < C; c++)
-                dst[p * C + c] = src.p[c][p];
-        return;
+    for (int c = 0; c < C; c++) {
+        uint32_t o[4]; // word j: pixels 2j, 2j + 1 of plane c
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            int p = 2 * (2 * j * C + c), q = 2 * ((2 * j + 1) * C + c); // their bytes
+            o[j] = gather_bytes(w, p, p + 1, q, q + 1);
+        }
+        v[c] = make_uint4(o[0], o[1], o[2], o[3]);
     }
-    uint4 v[C];
-#pragma unroll
-    for (int c = 0; c < C; c++)
-        v[c] = reinterpret_cast<const uint4 *>(src.p[c] + first)[lane];
-    uint32_t w[4 * C]; // word 4c + j: pixels 4j .. 4j + 3 of plane c
-    unpack(v, w);
+}
+
+// shuffle_to_pixels: the inverse, one uint4 per plane (w: word 4c + j is
+// word j of plane c) into this lane's C uint4 of interleaved pixels.
+template <int C>
+__device__ __forceinline__ void shuffle_to_pixels(const uint32_t (&w)[4 * C], uint4 (&v)[C], uint8_t)
+{
     if constexpr (C == 4) {
 #pragma unroll
         for (int k = 0; k < 4; k++) {
@@ -231,6 +212,99 @@ __global__ void __launch_bounds__(LAYOUT_THREADS)
             v[k] = make_uint4(o[0], o[1], o[2], o[3]);
         }
     }
+}
+
+template <int C>
+__device__ __forceinline__ void shuffle_to_pixels(const uint32_t (&w)[4 * C], uint4 (&v)[C],
+                                                  uint16_t)
+{
+#pragma unroll
+    for (int k = 0; k < C; k++) {
+        uint32_t o[4]; // interleaved values 8k + 2j, 8k + 2j + 1 of this lane's pixels
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+            int p[2];
+#pragma unroll
+            for (int b = 0; b < 2; b++) {
+                int n = 8 * k + 2 * j + b;        // pixel n / C, plane n % C
+                p[b] = 16 * (n % C) + 2 * (n / C); // its first byte among the planes' words
+            }
+            o[j] = gather_bytes(w, p[0], p[0] + 1, p[1], p[1] + 1);
+        }
+        v[k] = make_uint4(o[0], o[1], o[2], o[3]);
+    }
+}
+
+template <int C, typename T>
+__global__ void __launch_bounds__(LAYOUT_THREADS)
+    deinterleave_kernel(const uint8_t *__restrict__ src, gpuimg_dplanes dst, size_t pixels,
+                        bool aligned)
+{
+    constexpr int WARP_PIXELS = Layout<T>::WARP_PIXELS;
+    __shared__ uint4 s_units[LAYOUT_WARPS][32 * C];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    size_t first = ((size_t)blockIdx.x * LAYOUT_WARPS + warp) * WARP_PIXELS;
+    if (first >= pixels)
+        return;
+    size_t end = min(pixels, first + WARP_PIXELS);
+    if (!aligned || end - first < (size_t)WARP_PIXELS) {
+        // The partial chunk: values, still consecutive lanes on consecutive pixels.
+        const T *in = reinterpret_cast<const T *>(src);
+        for (size_t p = first + lane; p < end; p += 32)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                reinterpret_cast<T *>(dst.p[c])[p] = in[p * C + c];
+        return;
+    }
+    const uint4 *in = reinterpret_cast<const uint4 *>(src + first * C * sizeof(T));
+    uint4 v[C];
+#pragma unroll
+    for (int k = 0; k < C; k++)
+        v[k] = in[32 * k + lane];
+    if constexpr (C > 1) {
+        uint4 *s = s_units[warp];
+#pragma unroll
+        for (int k = 0; k < C; k++)
+            s[swizzle_unit<C>(32 * k + lane)] = v[k];
+        __syncwarp();
+#pragma unroll
+        for (int k = 0; k < C; k++)
+            v[k] = s[swizzle_unit<C>(C * lane + k)];
+    }
+    uint32_t w[4 * C]; // this lane's pixels, interleaved
+    unpack(v, w);
+    shuffle_to_planes<C>(w, v, T());
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        reinterpret_cast<uint4 *>(dst.p[c] + first * sizeof(T))[lane] = v[c];
+}
+
+template <int C, typename T>
+__global__ void __launch_bounds__(LAYOUT_THREADS)
+    interleave_kernel(gpuimg_dplanes src, uint8_t *__restrict__ dst, size_t pixels, bool aligned)
+{
+    constexpr int WARP_PIXELS = Layout<T>::WARP_PIXELS;
+    __shared__ uint4 s_units[LAYOUT_WARPS][32 * C];
+    int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    size_t first = ((size_t)blockIdx.x * LAYOUT_WARPS + warp) * WARP_PIXELS;
+    if (first >= pixels)
+        return;
+    size_t end = min(pixels, first + WARP_PIXELS);
+    if (!aligned || end - first < (size_t)WARP_PIXELS) {
+        T *out = reinterpret_cast<T *>(dst);
+        for (size_t p = first + lane; p < end; p += 32)
+#pragma unroll
+            for (int c = 0; c < C; c++)
+                out[p * C + c] = reinterpret_cast<const T *>(src.p[c])[p];
+        return;
+    }
+    uint4 v[C];
+#pragma unroll
+    for (int c = 0; c < C; c++)
+        v[c] = reinterpret_cast<const uint4 *>(src.p[c] + first * sizeof(T))[lane];
+    uint32_t w[4 * C]; // word 4c + j: word j of this lane's pixels of plane c
+    unpack(v, w);
+    shuffle_to_pixels<C>(w, v, T());
     if constexpr (C > 1) {
         uint4 *s = s_units[warp];
 #pragma unroll
@@ -241,7 +315,7 @@ __global__ void __launch_bounds__(LAYOUT_THREADS)
         for (int k = 0; k < C; k++)
             v[k] = s[swizzle_unit<C>(32 * k + lane)];
     }
-    uint4 *out = reinterpret_cast<uint4 *>(dst + first * C);
+    uint4 *out = reinterpret_cast<uint4 *>(dst + first * C * sizeof(T));
 #pragma unroll
     for (int k = 0; k < C; k++)
         out[32 * k + lane] = v[k];
@@ -268,30 +342,38 @@ template <typename Launch> static cudaError_t by_channels(int channels, Launch l
 }
 
 extern "C" cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dplanes dst,
-                                                 int channels, size_t pixels, cudaStream_t stream)
+                                                 int channels, int depth, size_t pixels,
+                                                 cudaStream_t stream)
 {
     if (pixels == 0)
         return cudaSuccess;
     bool aligned = aligned16(d_src);
     for (int c = 0; c < channels && c < 4; c++)
         aligned = aligned && aligned16(dst.p[c]);
-    int blocks = ceil_div((long long)pixels, LAYOUT_PIXELS);
-    return by_channels(channels, [&](auto C) {
-        deinterleave_kernel<C()>
-            <<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        int blocks = ceil_div((long long)pixels, Layout<T>::BLOCK_PIXELS);
+        return by_channels(channels, [&](auto C) {
+            deinterleave_kernel<C(), T>
+                <<<blocks, LAYOUT_THREADS, 0, stream>>>(d_src, dst, pixels, aligned);
+        });
     });
 }
 
 extern "C" cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int channels,
-                                               size_t pixels, cudaStream_t stream)
+                                               int depth, size_t pixels, cudaStream_t stream)
 {
     if (pixels == 0)
         return cudaSuccess;
     bool aligned = aligned16(d_dst);
     for (int c = 0; c < channels && c < 4; c++)
         aligned = aligned && aligned16(src.p[c]);
-    int blocks = ceil_div((long long)pixels, LAYOUT_PIXELS);
-    return by_channels(channels, [&](auto C) {
-        interleave_kernel<C()><<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        int blocks = ceil_div((long long)pixels, Layout<T>::BLOCK_PIXELS);
+        return by_channels(channels, [&](auto C) {
+            interleave_kernel<C(), T>
+                <<<blocks, LAYOUT_THREADS, 0, stream>>>(src, d_dst, pixels, aligned);
+        });
     });
 }

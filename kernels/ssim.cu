@@ -34,6 +34,18 @@
 //    one cubic Newton step (relative error far below 1e-15 of a value <= 1).
 // Per output pixel that is 30 · 40/30 (horizontal, halo rows included) + 55
 // (vertical) + ~25 (SSIM) ≈ 121 double instructions (counted in the SASS).
+//
+// 16 bits (ssim_kernel<uint16_t>). SSIM with L = 65535 is SSIM of v / 257
+// with L = 255: every term of the quotient scales by 257², the constants
+// with L². So the kernel runs on the raw values with c1 and c2 times 257²
+// (SsimParams), which is the same figure (to rounding, ~1e-16 relative)
+// without a division per value. The staged rows hold 16-bit values; the
+// pair sums of x and y (< 2^17) ride in 2^17 + n the same way as above, but
+// the pair sums of the squares and products reach 2 · 65535² > 2^33, past
+// a double's high word, and an offset of 2^52 riding through the passes
+// would cost the second moments their fractional bits. Those become exact
+// doubles at once instead (exact_pair: 2^52 + n built from the two words,
+// minus 2^52, one DADD), so the second moments carry no offset at all.
 #include "device.cuh"
 #include "kernels.h"
 
@@ -54,10 +66,17 @@ constexpr int SSIM_GROUP = 4, SSIM_SPAN = SSIM_GROUP + 2 * SSIM_RADIUS; // input
 constexpr int SSIM_GROUPS = SSIM_TILE_W / SSIM_GROUP;                   // items per row
 constexpr int SSIM_ITEMS_PER_THREAD = SSIM_ROWS * SSIM_GROUPS / SSIM_THREADS;
 constexpr int SSIM_STRIP = 6;
-constexpr int SSIM_IN_W = 48;                 // staged bytes per row and image (>= TILE_W + 10)
-constexpr int SSIM_IN_STRIDE = 2 * SSIM_IN_W; // a then b; 96 B keeps the item loads conflict-free
-constexpr int SSIM_PAIRS = SSIM_RADIUS + 1;   // distinct horizontal weights
-constexpr int SSIM_QUANTITIES = 5;            // x, y, x², y², xy
+constexpr int SSIM_IN_W = 48;               // staged values per row and image (>= TILE_W + 10)
+constexpr int SSIM_PAIRS = SSIM_RADIUS + 1; // distinct horizontal weights
+constexpr int SSIM_QUANTITIES = 5;          // x, y, x², y², xy
+// Staged bytes per row, a then b: 96 at 8 bits keeps the item loads
+// conflict-free; 192 at 16 bits, where a warp's item loads (4 rows x 8
+// groups, 2 words apart) fall on 16 even or odd banks: 2-way, a small part
+// of the kernel's time, which is its doubles.
+template <typename T> __host__ __device__ constexpr int ssim_in_stride()
+{
+    return 2 * SSIM_IN_W * (int)sizeof(T);
+}
 static_assert(SSIM_TILE_W == 32, "the vertical pass maps one warp to the tile's columns, and the "
                                  "shared-memory swizzle assumes 16 chunks of two doubles per row");
 static_assert(SSIM_ITEMS_PER_THREAD * SSIM_THREADS == SSIM_ROWS * SSIM_GROUPS,
@@ -66,22 +85,38 @@ static_assert(SSIM_TILE_W * (SSIM_TILE_H / SSIM_STRIP) == SSIM_THREADS &&
                   SSIM_TILE_H % SSIM_STRIP == 0,
               "one vertical strip each");
 static_assert(SSIM_GROUP == 4 && SSIM_SPAN <= 16 && (SSIM_GROUPS - 1) * 4 + 16 <= SSIM_IN_W,
-              "an item reads four 4-byte words per image, inside the staged row");
+              "an item reads 16 values per image (four or eight words), inside the staged row");
 static_assert(SSIM_TILE_W + 2 * SSIM_RADIUS <= SSIM_IN_W, "the staged row holds the halo");
 
-constexpr size_t SSIM_SHARED = (size_t)SSIM_QUANTITIES * SSIM_ROWS * SSIM_TILE_W * sizeof(double) +
-                               (size_t)SSIM_ROWS * SSIM_IN_STRIDE +
-                               SSIM_THREADS / 32 * sizeof(double);
+template <typename T> __host__ __device__ constexpr size_t ssim_shared()
+{
+    return (size_t)SSIM_QUANTITIES * SSIM_ROWS * SSIM_TILE_W * sizeof(double) +
+           (size_t)SSIM_ROWS * ssim_in_stride<T>() + SSIM_THREADS / 32 * sizeof(double);
+}
 
-// Offsets of the exact-conversion trick: pair sums of x or y are < 2^9 and
-// ride in 2^9 + n; pair sums of x², y², xy are <= 2 · 255² < 2^17 and ride in
-// 2^17 + n. Each per-pixel value carries half the constant, so the sum of a
-// pair is the high word of the double 2^k + n (low word 0).
-constexpr unsigned int SSIM_HI_MEAN = 0x40800000u; // high word of 2^9
-constexpr unsigned int SSIM_HI_SQ = 0x41000000u;   // high word of 2^17
-constexpr int SSIM_SHIFT_MEAN = 52 - 32 - 9;       // n's place in the high word of 2^9 + n
-constexpr int SSIM_SHIFT_SQ = 52 - 32 - 17;
-static_assert(2 * 255 < (1 << 9) && 2 * 255 * 255 < (1 << 17), "pair sums fit their offsets");
+// Offsets of the exact-conversion trick. 8 bits: pair sums of x or y are <
+// 2^9 and ride in 2^9 + n; pair sums of x², y², xy are <= 2 · 255² < 2^17
+// and ride in 2^17 + n. 16 bits: pair sums of x or y are < 2^17 and ride in
+// 2^17 + n; the squares take exact_pair (above). Each per-pixel value
+// carries half the constant, so the sum of a pair is the high word of the
+// double 2^k + n (low word 0).
+template <typename T> struct SsimBits;
+template <> struct SsimBits<uint8_t> {
+    static constexpr unsigned int HI_MEAN = 0x40800000u; // high word of 2^9
+    static constexpr int SHIFT_MEAN = 52 - 32 - 9;       // n's place in the high word of 2^9 + n
+    static constexpr double MEAN_OFFSET = 512.0;         // 2^9
+    static constexpr unsigned int HI_SQ = 0x41000000u;   // high word of 2^17
+    static constexpr int SHIFT_SQ = 52 - 32 - 17;
+    static constexpr double SQ_OFFSET = 131072.0; // 2^17
+};
+template <> struct SsimBits<uint16_t> {
+    static constexpr unsigned int HI_MEAN = 0x41000000u; // high word of 2^17
+    static constexpr int SHIFT_MEAN = 52 - 32 - 17;
+    static constexpr double MEAN_OFFSET = 131072.0;
+    static constexpr double SQ_OFFSET = 0.0; // exact, no offset
+};
+static_assert(2 * 255 < (1 << 9) && 2 * 255 * 255 < (1 << 17) && 2 * 65535 < (1 << 17),
+              "pair sums fit their offsets");
 
 // The window and the constants derived from it, by value: every launch
 // carries its own copy (a __constant__ array would be shared by the threads
@@ -89,8 +124,9 @@ static_assert(2 * 255 < (1 << 9) && 2 * 255 * 255 < (1 << 17), "pair sums fit th
 struct SsimParams {
     double g[SSIM_TAPS];     // vertical taps
     double pair[SSIM_PAIRS]; // horizontal: pair[d] weighs x[c-d] + x[c+d]; pair[0] = g[5]/2
-    double mean_offset;      // what 2^9 adds to a finished x or y window sum
-    double sq_offset;        // what 2^17 adds to a finished x², y² or xy window sum
+    double mean_offset;      // what 2^9 (16 bits: 2^17) adds to a finished x or y window sum
+    double sq_offset;        // what 2^17 adds to a finished x², y² or xy window sum (16 bits: 0)
+    double c1;               // (K1 L)², at 16 bits in raw units (times 257²)
     double k_den2;           // c1 + c2 - 2 sq_offset
     double k_num2;           // c2 - 2 sq_offset
 };
@@ -98,6 +134,15 @@ struct SsimParams {
 __device__ __forceinline__ double with_high_word(unsigned int hi)
 {
     return __hiloint2double((int)hi, 0);
+}
+
+// x + y (each < 2^32) as an exact double: 2^52 + (x + y), whose mantissa
+// takes the 33-bit sum whole (the carry in bit 0 of the high word's
+// mantissa), minus 2^52.
+__device__ __forceinline__ double exact_pair(unsigned int x, unsigned int y)
+{
+    unsigned int lo = x + y, carry = lo < x;
+    return __hiloint2double((int)(0x43300000u + carry), (int)lo) - 4503599627370496.0;
 }
 
 // Where chunk c (columns 2c, 2c + 1) of a row of the shared planes lives:
@@ -115,8 +160,9 @@ __device__ __forceinline__ int ssim_chunk(int c)
 // stored to row `row` of the five shared planes. Reads s_in, writes s_h;
 // the caller holds the barriers.
 __device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, int row, double *s_h,
-                                              const SsimParams &p)
+                                              const SsimParams &p, uint8_t)
 {
+    using B = SsimBits<uint8_t>;
     const unsigned int *wa = reinterpret_cast<const unsigned int *>(s_row + group * SSIM_GROUP);
     const unsigned int *wb =
         reinterpret_cast<const unsigned int *>(s_row + SSIM_IN_W + group * SSIM_GROUP);
@@ -137,11 +183,11 @@ __device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, i
 #pragma unroll
         for (int i = 0; i < SSIM_SPAN; i++) {
             switch (q) {
-            case 0: v[i] = (a[i] << SSIM_SHIFT_MEAN) + SSIM_HI_MEAN / 2; break;
-            case 1: v[i] = (b[i] << SSIM_SHIFT_MEAN) + SSIM_HI_MEAN / 2; break;
-            case 2: v[i] = ((a[i] * a[i]) << SSIM_SHIFT_SQ) + SSIM_HI_SQ / 2; break;
-            case 3: v[i] = ((b[i] * b[i]) << SSIM_SHIFT_SQ) + SSIM_HI_SQ / 2; break;
-            default: v[i] = ((a[i] * b[i]) << SSIM_SHIFT_SQ) + SSIM_HI_SQ / 2; break;
+            case 0: v[i] = (a[i] << B::SHIFT_MEAN) + B::HI_MEAN / 2; break;
+            case 1: v[i] = (b[i] << B::SHIFT_MEAN) + B::HI_MEAN / 2; break;
+            case 2: v[i] = ((a[i] * a[i]) << B::SHIFT_SQ) + B::HI_SQ / 2; break;
+            case 3: v[i] = ((b[i] * b[i]) << B::SHIFT_SQ) + B::HI_SQ / 2; break;
+            default: v[i] = ((a[i] * b[i]) << B::SHIFT_SQ) + B::HI_SQ / 2; break;
             }
         }
         double s[SSIM_GROUP];
@@ -160,11 +206,69 @@ __device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, i
     }
 }
 
+// The same at 16 bits: 14 values of a and of b from seven words each; the
+// means ride in 2^17 + n, the second moments' pair sums are exact doubles.
+__device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, int row, double *s_h,
+                                              const SsimParams &p, uint16_t)
+{
+    using B = SsimBits<uint16_t>;
+    constexpr int WORDS = (SSIM_SPAN + 1) / 2;
+    const unsigned int *wa = reinterpret_cast<const unsigned int *>(s_row) + group * SSIM_GROUP / 2;
+    const unsigned int *wb =
+        reinterpret_cast<const unsigned int *>(s_row + SSIM_IN_W * 2) + group * SSIM_GROUP / 2;
+    unsigned int ra[WORDS], rb[WORDS];
+#pragma unroll
+    for (int k = 0; k < WORDS; k++)
+        ra[k] = wa[k], rb[k] = wb[k];
+    unsigned int a[SSIM_SPAN], b[SSIM_SPAN];
+#pragma unroll
+    for (int i = 0; i < SSIM_SPAN; i++) {
+        a[i] = (ra[i / 2] >> (16 * (i % 2))) & 0xffffu;
+        b[i] = (rb[i / 2] >> (16 * (i % 2))) & 0xffffu;
+    }
+    double *dst = s_h + row * SSIM_TILE_W;
+#pragma unroll
+    for (int q = 0; q < SSIM_QUANTITIES; q++) {
+        double s[SSIM_GROUP];
+        if (q < 2) {
+            unsigned int v[SSIM_SPAN];
+#pragma unroll
+            for (int i = 0; i < SSIM_SPAN; i++)
+                v[i] = ((q == 0 ? a[i] : b[i]) << B::SHIFT_MEAN) + B::HI_MEAN / 2;
+#pragma unroll
+            for (int k = 0; k < SSIM_GROUP; k++) {
+                int c = k + SSIM_RADIUS;
+                s[k] = p.pair[0] * with_high_word(v[c] + v[c]);
+#pragma unroll
+                for (int d = 1; d < SSIM_PAIRS; d++)
+                    s[k] = fma(p.pair[d], with_high_word(v[c - d] + v[c + d]), s[k]);
+            }
+        } else {
+            unsigned int v[SSIM_SPAN]; // squares and products: < 2^32
+#pragma unroll
+            for (int i = 0; i < SSIM_SPAN; i++)
+                v[i] = q == 2 ? a[i] * a[i] : q == 3 ? b[i] * b[i] : a[i] * b[i];
+#pragma unroll
+            for (int k = 0; k < SSIM_GROUP; k++) {
+                int c = k + SSIM_RADIUS;
+                s[k] = p.pair[0] * exact_pair(v[c], v[c]);
+#pragma unroll
+                for (int d = 1; d < SSIM_PAIRS; d++)
+                    s[k] = fma(p.pair[d], exact_pair(v[c - d], v[c + d]), s[k]);
+            }
+        }
+        double2 *plane = reinterpret_cast<double2 *>(dst + q * SSIM_ROWS * SSIM_TILE_W);
+#pragma unroll
+        for (int k = 0; k < SSIM_GROUP / 2; k++)
+            plane[ssim_chunk(SSIM_GROUP / 2 * group + k)] = make_double2(s[2 * k], s[2 * k + 1]);
+    }
+}
+
 // SSIM of one pixel from its five offset window sums m (x, y, x², y², xy),
 // as the reference: ((2 ux uy + c1)(2 vxy + c2)) / ((ux² + uy² + c1)(vx + vy + c2)).
 __device__ __forceinline__ double ssim_pixel(const double m[SSIM_QUANTITIES], const SsimParams &p)
 {
-    const double c1 = GPUIMG_SSIM_C1;
+    const double c1 = p.c1;
     double ux = m[0] - p.mean_offset, uy = m[1] - p.mean_offset;
     double uxuy = ux * uy;
     double num1 = fma(2.0, uxuy, c1);
@@ -181,15 +285,18 @@ __device__ __forceinline__ double ssim_pixel(const double m[SSIM_QUANTITIES], co
     return num * r;
 }
 
+template <typename T>
 __global__ void __launch_bounds__(SSIM_THREADS, 4)
-    ssim_kernel(const uint8_t *__restrict__ a, const uint8_t *__restrict__ b,
+    ssim_kernel(const uint8_t *__restrict__ a_bytes, const uint8_t *__restrict__ b_bytes,
                 const uint8_t *__restrict__ ignore, int w, int h, double *__restrict__ total,
                 const SsimParams p)
 {
+    constexpr int IN_STRIDE = ssim_in_stride<T>();
     extern __shared__ double2 s_raw[];               // 16-byte aligned
     double *s_h = reinterpret_cast<double *>(s_raw); // [quantity][SSIM_ROWS][SSIM_TILE_W]
     uint8_t *s_in = reinterpret_cast<uint8_t *>(s_h + SSIM_QUANTITIES * SSIM_ROWS * SSIM_TILE_W);
-    double *s_warps = reinterpret_cast<double *>(s_in + SSIM_ROWS * SSIM_IN_STRIDE);
+    double *s_warps = reinterpret_cast<double *>(s_in + SSIM_ROWS * IN_STRIDE);
+    const T *a = reinterpret_cast<const T *>(a_bytes), *b = reinterpret_cast<const T *>(b_bytes);
 
     int inner_w = w - 2 * SSIM_RADIUS, inner_h = h - 2 * SSIM_RADIUS;
     int x0 = blockIdx.x * SSIM_TILE_W, y0 = blockIdx.y * SSIM_TILE_H;
@@ -197,19 +304,20 @@ __global__ void __launch_bounds__(SSIM_THREADS, 4)
 
     // 1. Stage the tile and its halo: image columns x0 .. x0 + 47, rows
     // y0 .. y0 + SSIM_ROWS - 1, zero outside the image (those values only
-    // reach outputs outside the inner region, which are not counted).
-    constexpr int WORDS = SSIM_IN_STRIDE / 4;
+    // reach outputs outside the inner region, which are not counted). A
+    // word holds 4 (8 bits) or 2 (16 bits) values.
+    constexpr int WORDS = IN_STRIDE / 4, PER_WORD = 4 / (int)sizeof(T);
     for (int i = tid; i < SSIM_ROWS * WORDS; i += SSIM_THREADS) {
         int row = i / WORDS, word = i % WORDS;
-        const uint8_t *img = word < WORDS / 2 ? a : b;
-        int x = x0 + 4 * (word % (WORDS / 2)), y = y0 + row;
+        const T *img = word < WORDS / 2 ? a : b;
+        int x = x0 + PER_WORD * (word % (WORDS / 2)), y = y0 + row;
         unsigned int v = 0;
         if (y < h) {
-            const uint8_t *src = img + (size_t)y * (size_t)w;
+            const T *src = img + (size_t)y * (size_t)w;
 #pragma unroll
-            for (int k = 0; k < 4; k++)
+            for (int k = 0; k < PER_WORD; k++)
                 if (x + k < w)
-                    v |= (unsigned int)__ldg(src + x + k) << (8 * k);
+                    v |= (unsigned int)__ldg(src + x + k) << (8 * (int)sizeof(T) * k);
         }
         reinterpret_cast<unsigned int *>(s_in)[i] = v;
     }
@@ -219,7 +327,7 @@ __global__ void __launch_bounds__(SSIM_THREADS, 4)
 #pragma unroll 1
     for (int item = tid; item < SSIM_ROWS * SSIM_GROUPS; item += SSIM_THREADS) {
         int row = item / SSIM_GROUPS, group = item % SSIM_GROUPS;
-        ssim_row_item(s_in + row * SSIM_IN_STRIDE, group, row, s_h, p);
+        ssim_row_item(s_in + row * IN_STRIDE, group, row, s_h, p, T());
     }
     __syncthreads();
 
@@ -267,12 +375,11 @@ __global__ void __launch_bounds__(SSIM_THREADS, 4)
     }
 }
 
-extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
-                                         const uint8_t *d_ignore, int w, int h, double *d_ssim_sum,
-                                         cudaStream_t stream)
+template <typename T> static cudaError_t launch_ssim(const uint8_t *d_a, const uint8_t *d_b,
+                                                     const uint8_t *d_ignore, int w, int h,
+                                                     double *d_ssim_sum, cudaStream_t stream)
 {
-    if (w < SSIM_TAPS || h < SSIM_TAPS)
-        return cudaSuccess;
+    using B = SsimBits<T>;
     SsimParams p;
     gpuimg__ssim_window(p.g);
     double pairs = 0.0, taps = 0.0;
@@ -282,21 +389,37 @@ extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
     }
     for (int k = 0; k < SSIM_TAPS; k++)
         taps += p.g[k];
-    const double c1 = GPUIMG_SSIM_C1, c2 = GPUIMG_SSIM_C2;
-    p.mean_offset = 512.0 * pairs * taps;
-    p.sq_offset = 131072.0 * pairs * taps;
+    // At 16 bits the constants in raw units: (K L)² with L = 65535 = 257 x 255.
+    const double scale = sizeof(T) == 1 ? 1.0 : 257.0 * 257.0;
+    const double c1 = GPUIMG_SSIM_C1 * scale, c2 = GPUIMG_SSIM_C2 * scale;
+    p.c1 = c1;
+    p.mean_offset = B::MEAN_OFFSET * pairs * taps;
+    p.sq_offset = B::SQ_OFFSET * pairs * taps;
     p.k_den2 = c1 + c2 - 2 * p.sq_offset;
     p.k_num2 = c2 - 2 * p.sq_offset;
     // Above 48 KB a kernel must opt in; the attribute belongs to the function
     // in the current device's context, so it is set at each launch.
-    static_assert(SSIM_SHARED > 48 * 1024, "drop the opt-in if the tile shrinks");
-    cudaError_t err = cudaFuncSetAttribute(ssim_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)SSIM_SHARED);
+    constexpr size_t shared = ssim_shared<T>();
+    static_assert(shared > 48 * 1024, "drop the opt-in if the tile shrinks");
+    cudaError_t err = cudaFuncSetAttribute(ssim_kernel<T>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
     if (err != cudaSuccess)
         return err;
     dim3 grid(ceil_div(w - 2 * SSIM_RADIUS, SSIM_TILE_W),
               ceil_div(h - 2 * SSIM_RADIUS, SSIM_TILE_H));
-    ssim_kernel<<<grid, SSIM_THREADS, SSIM_SHARED, stream>>>(d_a, d_b, d_ignore, w, h, d_ssim_sum,
-                                                              p);
+    ssim_kernel<T><<<grid, SSIM_THREADS, shared, stream>>>(d_a, d_b, d_ignore, w, h, d_ssim_sum,
+                                                           p);
     return cudaGetLastError();
+}
+
+extern "C" cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b,
+                                         const uint8_t *d_ignore, int w, int h, int depth,
+                                         double *d_ssim_sum, cudaStream_t stream)
+{
+    if (w < SSIM_TAPS || h < SSIM_TAPS)
+        return cudaSuccess;
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        return launch_ssim<T>(d_a, d_b, d_ignore, w, h, d_ssim_sum, stream);
+    });
 }
