@@ -47,6 +47,11 @@ gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_
  * (tiff_exif.c), malloc'ed: 1 and the block, 0 when there is nothing to
  * carry, -1 out of memory. */
 int gpuimg__tiff_exif(const uint8_t *file, size_t size, uint64_t ifd, uint8_t **out, size_t *len);
+/* The other way: an EXIF block's EXIF IFD written into tif (a struct tiff
+ * *, after its image directory) as its EXIF directory: 1 and its offset,
+ * or 0 when nothing could be written (tiff_exif.c). */
+struct tiff;
+int gpuimg__tiff_write_exif(struct tiff *tif, const uint8_t *exif, size_t size, uint64_t *offset);
 /* WebP (io_webp.c): "RIFF" .... "WEBP". */
 int gpuimg__is_webp(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,

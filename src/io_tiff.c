@@ -11,7 +11,7 @@
  * come to this file's handlers through TIFFOpenOptions (per file, thread
  * safe), and any error fails the read. Written: 8 or 16 bits, Deflate with
  * the horizontal predictor, one strip per ~64 KiB, the ICC profile and XMP as
- * their tags. The EXIF IFD is read (tiff_exif.c), not written. */
+ * their tags, EXIF as its own IFD (tiff_exif.c reads and writes it). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -304,6 +304,29 @@ gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t s
     return st;
 }
 
+/* Sets IFD0's ExifIFD entry (written as 0) to the EXIF directory's offset,
+ * in the bytes libtiff wrote (classic TIFF, its own byte order). */
+static int point_exif_ifd(memio *m, uint64_t at)
+{
+    const uint8_t *d = m->data;
+    int le = d[0] == 'I';
+    uint32_t ifd =
+        le ? (uint32_t)d[4] | (uint32_t)d[5] << 8 | (uint32_t)d[6] << 16 | (uint32_t)d[7] << 24
+           : gpuimg__be32(d + 4);
+    if (at > UINT32_MAX || ifd + 2 > (uint64_t)m->size)
+        return 0;
+    unsigned n = le ? d[ifd] | d[ifd + 1] << 8 : d[ifd] << 8 | d[ifd + 1];
+    for (unsigned i = 0; i < n && ifd + 2 + 12 * (uint64_t)(i + 1) <= (uint64_t)m->size; i++) {
+        uint8_t *e = m->data + ifd + 2 + 12 * i;
+        if ((le ? e[0] | e[1] << 8 : e[0] << 8 | e[1]) != TIFFTAG_EXIFIFD)
+            continue;
+        for (int k = 0; k < 4; k++)
+            e[8 + k] = (uint8_t)(at >> (le ? 8 * k : 24 - 8 * k));
+        return 1;
+    }
+    return 0;
+}
+
 gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img)
 {
@@ -336,7 +359,11 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
         TIFFSetField(tif, TIFFTAG_ICCPROFILE, (uint32_t)meta.icc_len, meta.icc);
     if (meta.xmp)
         TIFFSetField(tif, TIFFTAG_XMLPACKET, (uint32_t)meta.xmp_len, meta.xmp);
-    free(meta.exif_copy); /* EXIF has an IFD of its own in TIFF: not written here */
+    /* EXIF has an IFD of its own: IFD0 gets its ExifIFD tag now (0, the
+     * place kept), the EXIF directory is written after the image's, and
+     * the tag's value is set in the bytes once both are out */
+    if (meta.exif)
+        TIFFSetField(tif, TIFFTAG_EXIFIFD, (uint64_t)0);
     /* each row through a copy: the horizontal predictor differences the
      * buffer it is given in place, and img is the caller's */
     uint8_t *copy = malloc(row);
@@ -346,7 +373,16 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
         ok = TIFFWriteScanline(tif, copy, (uint32_t)y, 0) >= 0;
     }
     free(copy);
+    uint64_t exif_at = 0;
+    if (ok && meta.exif && (ok = TIFFWriteDirectory(tif)) != 0) {
+        if (!gpuimg__tiff_write_exif(tif, meta.exif, meta.exif_len, &exif_at))
+            exif_at = 0;               /* nothing libtiff takes: the tag stays 0, as readers skip */
+        ok = TIFFSetDirectory(tif, 0); /* leaves no directory of its own open to write */
+    }
+    free(meta.exif_copy);
     TIFFClose(tif); /* writes the directory */
+    if (ok && !m.failed && exif_at)
+        ok = point_exif_ifd(&m, exif_at);
     gpuimg_status st = GPUIMG_OK;
     if (!ok || m.failed)
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write TIFF%s%.150s", name,

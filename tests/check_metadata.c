@@ -604,8 +604,9 @@ static size_t tiff_with_exif(uint8_t *b, uint32_t exif_at, uint16_t count)
 }
 
 /* TIFF keeps EXIF in an IFD of its own: it is read into one block (its
- * values copied and their offsets rewritten), carried into a JPEG, and a
- * malformed one is left out without failing the image. */
+ * values copied and their offsets rewritten), carried into a JPEG and into
+ * a TIFF's own EXIF IFD, and a malformed one is left out without failing
+ * the image. */
 START_TEST(tiff_exif_ifd)
 {
     gpuimg_ctx *ctx = tu_ctx();
@@ -639,6 +640,24 @@ START_TEST(tiff_exif_ifd)
     memcpy(r, e + off, 8);
     ck_assert_uint_eq(r[0], 1);
     ck_assert_uint_eq(r[1], 250);
+    gpuimg_image_free(&img);
+    /* and into a TIFF: an EXIF directory of its own, read back by libtiff */
+    snprintf(out, sizeof out, "%s/exif_out.tif", tu_tmpdir());
+    ck_assert_int_eq(RUN(NULL, NULL, "invert", path, out), 0);
+    TIFF *t = TIFFOpen(out, "r");
+    ck_assert_ptr_nonnull(t);
+    uint64_t at = 0;
+    ck_assert(TIFFGetField(t, TIFFTAG_EXIFIFD, &at) && at > 0);
+    ck_assert(TIFFReadEXIFDirectory(t, at));
+    char *when = NULL;
+    ck_assert(TIFFGetField(t, EXIFTAG_DATETIMEORIGINAL, &when));
+    ck_assert_str_eq(when, "2026:11:24 10:00:00");
+    float exposure = 0; /* libtiff keeps EXIF's rationals as floats */
+    ck_assert(TIFFGetField(t, EXIFTAG_EXPOSURETIME, &exposure));
+    ck_assert_float_eq_tol(exposure, 1.0f / 250, 1e-6f);
+    TIFFClose(t);
+    tu_load(ctx, out, &img); /* the pixels still there, inverted */
+    ck_assert_int_eq(img.data[7], 255 - 210);
     gpuimg_image_free(&img);
     /* the IFD outside the file, or claiming 60000 entries: no EXIF, the image read */
     static const uint32_t bad_at[] = {5000, 134};
