@@ -19,7 +19,8 @@ constexpr int ALPHA_THREADS = 256;
 static_assert(ALPHA_THREADS >= 4, "block 0 takes the last n % 4 values, one per thread");
 
 // 4 consecutive values of an 8- or 16-bit plane from value 4i on.
-template <typename T> __device__ __forceinline__ void load4(const uint8_t *plane, size_t i, float (&v)[4])
+template <typename T>
+__device__ __forceinline__ void load4(const uint8_t *plane, size_t i, float (&v)[4])
 {
     if constexpr (sizeof(T) == 1) {
         uint32_t w = reinterpret_cast<const uint32_t *>(plane)[i];
@@ -33,7 +34,8 @@ template <typename T> __device__ __forceinline__ void load4(const uint8_t *plane
     }
 }
 
-template <typename T> __device__ __forceinline__ void store4(uint8_t *plane, size_t i, const T (&v)[4])
+template <typename T>
+__device__ __forceinline__ void store4(uint8_t *plane, size_t i, const T (&v)[4])
 {
     if constexpr (sizeof(T) == 1)
         reinterpret_cast<uint32_t *>(plane)[i] =
@@ -113,9 +115,12 @@ __global__ void __launch_bounds__(ALPHA_THREADS)
     }
 }
 
-extern "C" cudaError_t gpuimg__cuda_premultiply(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
-                                                int channels, size_t n, int depth,
-                                                cudaStream_t stream)
+// Both ends through one launch: every plane in one grid (blockIdx.y), the
+// value type that of the integer side (src's for premultiply, dst's for
+// unpremultiply).
+template <bool UNWEIGH>
+static cudaError_t launch(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, size_t n,
+                          int depth, cudaStream_t stream)
 {
     if (n == 0)
         return cudaSuccess;
@@ -124,25 +129,27 @@ extern "C" cudaError_t gpuimg__cuda_premultiply(gpuimg_dplanes d_src, gpuimg_dpl
     return by_depth(depth, [&](auto v) {
         using T = decltype(v);
         int blocks = (gpuimg__grid_for((n + 3) / 4, ALPHA_THREADS) + channels - 1) / channels;
-        premultiply_kernel<T>
-            <<<dim3(blocks, channels), ALPHA_THREADS, 0, stream>>>(d_src, d_dst, channels - 1, n);
+        dim3 grid(blocks, channels);
+        if constexpr (UNWEIGH)
+            unpremultiply_kernel<T>
+                <<<grid, ALPHA_THREADS, 0, stream>>>(d_src, d_dst, channels - 1, n);
+        else
+            premultiply_kernel<T>
+                <<<grid, ALPHA_THREADS, 0, stream>>>(d_src, d_dst, channels - 1, n);
         return cudaGetLastError();
     });
+}
+
+extern "C" cudaError_t gpuimg__cuda_premultiply(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
+                                                int channels, size_t n, int depth,
+                                                cudaStream_t stream)
+{
+    return launch<false>(d_src, d_dst, channels, n, depth, stream);
 }
 
 extern "C" cudaError_t gpuimg__cuda_unpremultiply(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
                                                   int channels, size_t n, int depth,
                                                   cudaStream_t stream)
 {
-    if (n == 0)
-        return cudaSuccess;
-    if (channels != 2 && channels != 4)
-        return cudaErrorInvalidValue;
-    return by_depth(depth, [&](auto v) {
-        using T = decltype(v);
-        int blocks = (gpuimg__grid_for((n + 3) / 4, ALPHA_THREADS) + channels - 1) / channels;
-        unpremultiply_kernel<T>
-            <<<dim3(blocks, channels), ALPHA_THREADS, 0, stream>>>(d_src, d_dst, channels - 1, n);
-        return cudaGetLastError();
-    });
+    return launch<true>(d_src, d_dst, channels, n, depth, stream);
 }

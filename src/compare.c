@@ -48,7 +48,8 @@ struct pass {
     /* At 16 bits a and b hold uint16_t values; the figures and the fuzz rule
      * read them, while the perceptual rules (pixelmatch's YIQ threshold,
      * anti-aliasing, shift), defined on 0..255, and the picture read a8 and
-     * b8, the pair at 8 bits (a and b themselves at 8 bits), with rule8. */
+     * b8, the pair at 8 bits (a and b themselves at 8 bits; NULL at 16 when
+     * nothing reads them), with rule8. */
     int depth;
     const uint8_t *a8, *b8;
     gpuimg_pixel_rule rule8;
@@ -77,7 +78,6 @@ static void run_band(gpuimg_task *task)
     for (int y = bd->y0; y < bd->y1; y++)
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * (size_t)w + (size_t)x;
-            const uint8_t *pa = p->a8 + i * (size_t)c, *pb = p->b8 + i * (size_t)c;
             int pixel_max = 0;
             int64_t sum = 0, squares = 0; /* 4 * 65535² passes 32 bits */
             for (int k = 0; k < c; k++) {
@@ -96,8 +96,10 @@ static void run_band(gpuimg_task *task)
             bd->sum += (uint64_t)sum;
             bd->squares += (uint64_t)squares;
             bd->max_diff = pixel_max > bd->max_diff ? pixel_max : bd->max_diff;
-            int differs = p->rule.max_delta > 0 ? gpuimg__pixels_differ(&p->rule8, pa, pb)
-                                                : pixel_max > p->rule.fuzz;
+            int differs =
+                p->rule.max_delta > 0
+                    ? gpuimg__pixels_differ(&p->rule8, p->a8 + i * (size_t)c, p->b8 + i * (size_t)c)
+                    : pixel_max > p->rule.fuzz;
             if (pixel_max == 0 || !differs) {
                 paint(p, i, NULL);
                 continue;
@@ -267,8 +269,11 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     if (st == GPUIMG_OK && diff && (st = gpuimg__image_take(ctx, diff, w, h, 3)) != GPUIMG_OK)
         gpuimg__fail(ctx, st, "compare: difference image: %s", gpuimg_strerror(st));
     int depth = gpuimg_image_depth(a);
-    gpuimg_image a8 = {0}, b8 = {0}; /* at 16 bits, the pair at 8 for the perceptual rules */
-    if (st == GPUIMG_OK && depth == 16 &&
+    /* at 16 bits, the pair at 8, made only for what reads it: a perceptual
+     * rule or the picture (a plain comparison reads the 16-bit values alone) */
+    gpuimg_image a8 = {0}, b8 = {0};
+    int perceptual = o->threshold > 0 || o->antialiasing || o->max_shift > 0 || diff;
+    if (st == GPUIMG_OK && depth == 16 && perceptual &&
         ((st = gpuimg__image_convert_depth(ctx, a, 8, &a8)) != GPUIMG_OK ||
          (st = gpuimg__image_convert_depth(ctx, b, 8, &b8)) != GPUIMG_OK))
         gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));

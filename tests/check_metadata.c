@@ -665,11 +665,10 @@ START_TEST(tiff_exif_ifd)
     for (int k = 0; k < 2; k++) {
         tu_write_file(path, file, tiff_with_exif(file, bad_at[k], bad_count[k]));
         gpuimg_image bad;
-        if (gpuimg_load(ctx, path, &bad) == GPUIMG_OK) { /* libtiff may refuse it whole */
-            ck_assert_int_eq(bad.data[7], 210);
-            ck_assert(!bad.meta || !bad.meta->exif);
-            gpuimg_image_free(&bad);
-        }
+        ck_assert_int_eq(gpuimg_load(ctx, path, &bad), GPUIMG_OK); /* the pixels are sound */
+        ck_assert_int_eq(bad.data[7], 210);
+        ck_assert(!bad.meta || !bad.meta->exif);
+        gpuimg_image_free(&bad);
     }
     gpuimg_ctx_destroy(ctx);
 }

@@ -73,8 +73,12 @@ static uint32_t *plane_lut(const uint8_t *plane, int depth, size_t n)
     uint64_t *hist = calloc(values, sizeof *hist);
     uint32_t *lut = malloc(values * sizeof *lut);
     if (hist && lut) {
-        for (size_t i = 0; i < n; i++)
-            hist[gpuimg__get(plane, depth, i)]++;
+        if (depth == 16)
+            for (size_t i = 0; i < n; i++)
+                hist[((const uint16_t *)plane)[i]]++;
+        else
+            for (size_t i = 0; i < n; i++)
+                hist[plane[i]]++;
         equalize_lut(hist, values, n, lut);
     } else {
         free(lut);
@@ -91,9 +95,15 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
         uint32_t *lut = plane_lut(src->plane[c], src->depth, n);
         if (!lut)
             return gpuimg__cpu_nomem(be);
-        for (size_t i = 0; i < n; i++)
-            gpuimg__put(dst->plane[c], dst->depth, i,
-                        lut[gpuimg__get(src->plane[c], src->depth, i)]);
+        if (src->depth == 16) { /* a loop per depth: no test per value */
+            const uint16_t *in = (const uint16_t *)src->plane[c];
+            uint16_t *out = (uint16_t *)dst->plane[c];
+            for (size_t i = 0; i < n; i++)
+                out[i] = (uint16_t)lut[in[i]];
+        } else {
+            for (size_t i = 0; i < n; i++)
+                dst->plane[c][i] = (uint8_t)lut[src->plane[c][i]];
+        }
         free(lut);
     }
     return GPUIMG_OK;
