@@ -163,6 +163,10 @@ void gpuimg__ssim_window(double g[GPUIMG_SSIM_TAPS]);
 struct gpuimg_backend {
     const gpuimg_backend_ops *ops;
     char message[256]; /* detail of the last device error */
+    /* The context's workers (pool.h), set when the backend is adopted: the
+     * CPU backend splits every operation over them; NULL runs it on the
+     * calling thread alone. A device backend ignores it. */
+    struct gpuimg_pool *pool;
 };
 
 extern const gpuimg_backend_ops gpuimg__cpu_backend;

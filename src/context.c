@@ -288,6 +288,8 @@ static gpuimg_status adopt(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops, gpuim
 {
     ctx->stage_ms[GPUIMG_STAGE_INIT] += ms;
     ctx->backend = st == GPUIMG_OK ? be : NULL;
+    if (ctx->backend && ops == &gpuimg__cpu_backend) /* it computes on the context's threads */
+        ctx->backend->pool = gpuimg__ctx_pool(ctx);
     if (ctx->backend && ctx->buffers) /* from now on its buffers are pinned, if it pins */
         gpuimg__host_buffers_pin_with(ctx->buffers, be->ops);
     if (st != GPUIMG_OK)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The CPU backend's table, its memory, and the layout conversions. */
+/* The CPU backend's table and its memory. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,48 +73,6 @@ static gpuimg_status cpu_copy_plane(gpuimg_backend *be, const uint8_t *src, uint
 {
     (void)be;
     memcpy(dst, src, n);
-    return GPUIMG_OK;
-}
-
-/* Interleaved <-> planes, one typed loop per depth. */
-#define DEINTERLEAVE(T)                                                                            \
-    for (int c = 0; c < cn; c++) {                                                                 \
-        const T *in = (const T *)src->data + c;                                                    \
-        T *out = (T *)dst->plane[c];                                                               \
-        for (size_t i = 0; i < n; i++)                                                             \
-            out[i] = in[i * (size_t)cn];                                                           \
-    }
-#define INTERLEAVE(T)                                                                              \
-    for (int c = 0; c < cn; c++) {                                                                 \
-        const T *in = (const T *)src->plane[c];                                                    \
-        T *out = (T *)dst->data + c;                                                               \
-        for (size_t i = 0; i < n; i++)                                                             \
-            out[i * (size_t)cn] = in[i];                                                           \
-    }
-
-gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst)
-{
-    (void)be;
-    size_t n = gpuimg__plane_size(dst);
-    int cn = src->channels;
-    if (dst->depth == 16) {
-        DEINTERLEAVE(uint16_t)
-    } else {
-        DEINTERLEAVE(uint8_t)
-    }
-    return GPUIMG_OK;
-}
-
-gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst)
-{
-    (void)be;
-    size_t n = gpuimg__plane_size(src);
-    int cn = src->channels;
-    if (src->depth == 16) {
-        INTERLEAVE(uint16_t)
-    } else {
-        INTERLEAVE(uint8_t)
-    }
     return GPUIMG_OK;
 }
 

@@ -41,22 +41,54 @@ static inline float gpuimg__getf(const uint8_t *plane, int depth, size_t i)
                                        : (float)gpuimg__get(plane, depth, i);
 }
 
+/* SPEC §3's store, written so that GCC vectorizes it (no floorf call, no
+ * branch): for t = v + 0.5 at least 0, truncation is floor; below 1 (NaN
+ * included) it stores 0, at or past the top the top. The same values as
+ * gpuimg__round_u8/u16 (arith.h), which the unit suite checks. */
+static inline uint32_t gpuimg__round_top(float v, float top)
+{
+    float t = v + 0.5f;
+    t = t >= 1.0f ? t : 0.0f;
+    t = t < top ? t : top;
+    return (uint32_t)(int32_t)t;
+}
+
 /* n float results stored from value i on, rounded and clamped as SPEC §3
  * stores (0..255 or 0..65535), or kept as they are in float planes. */
-static inline void gpuimg__store_row(const float *v, size_t n, uint8_t *plane, int depth, size_t i)
-{
-    if (depth == GPUIMG_DEPTH_FLOAT) {
-        memcpy((float *)plane + i, v, n * sizeof *v);
-    } else if (depth == 16) {
-        uint16_t *out = (uint16_t *)plane + i;
-        for (size_t k = 0; k < n; k++)
-            out[k] = gpuimg__round_u16(v[k]);
-    } else {
-        uint8_t *out = plane + i;
-        for (size_t k = 0; k < n; k++)
-            out[k] = gpuimg__round_u8(v[k]);
-    }
-}
+void gpuimg__store_row(const float *v, size_t n, uint8_t *plane, int depth, size_t i);
+
+/* Fills line[0 .. w + 2r) with row y's values at x = -r .. w + r - 1 as
+ * floats, borders mapped (0 outside in constant mode), so that a row filter
+ * reads it with no tests; any depth, float planes included. */
+void gpuimg__row_to_float(const gpuimg_planes *p, int c, int y, int r, gpuimg_border border,
+                          float *line);
+
+/* out[x] = the sum over i < nrows, j < kw of wt[i kw + j] * rows[i][x + j],
+ * added in that order (i, then j) from 0: the order of SPEC's reference
+ * and the CUDA kernels, whichever vector width computes it. A row filter
+ * is one row of kw taps, a column filter nrows rows of one. */
+void gpuimg__rows_dot(const float *const *rows, int nrows, const float *wt, int kw, int n,
+                      float *out);
+
+/* A band of output rows [y0, y1): returns 0 when out of memory. */
+typedef int (*gpuimg_cpu_band_fn)(void *arg, int y0, int y1);
+/* Splits rows 0 .. rows over the backend's pool in bands of at least
+ * min_rows (the caller works too) and waits for them all. */
+gpuimg_status gpuimg__cpu_bands(gpuimg_backend *be, int rows, int min_rows, gpuimg_cpu_band_fn fn,
+                                void *arg);
+/* Threads an operation may use: the pool's workers and the caller. */
+int gpuimg__cpu_threads(const gpuimg_backend *be);
+
+/* The hot loops are compiled twice, for x86-64's baseline (SSE2) and for
+ * AVX2, and the loader picks one for the machine (GCC's and clang's
+ * target_clones, an ifunc). Without FMA and with the ISO C default of no
+ * contraction (-std=c11), both clones round every product and sum alike:
+ * the bytes do not depend on the machine either. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+#define GPUIMG_CPU_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GPUIMG_CPU_CLONES
+#endif
 
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);
