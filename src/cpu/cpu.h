@@ -118,6 +118,10 @@ gpuimg_status gpuimg__cpu_histogram(gpuimg_backend *be, const gpuimg_planes *src
 gpuimg_status gpuimg__cpu_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
                                const uint8_t *ignore, double *sum);
 
+/* Adds the counts of n values of a plane from value `first` on into
+ * counts (256 or 65536 bins by depth). */
+void gpuimg__cpu_count(const uint8_t *plane, int depth, size_t first, size_t n, uint64_t *counts);
+
 /* Records "out of memory" in the backend and returns the status. */
 gpuimg_status gpuimg__cpu_nomem(gpuimg_backend *be);
 

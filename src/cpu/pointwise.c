@@ -1,49 +1,94 @@
 /* SPDX-License-Identifier: MIT */
 /* Value operations: luma, inversion, histogram equalization (per channel or
  * of the luma), on colour planes (the op table passes alpha through, once
- * for every backend). 8 or 16 bits: a table of 256 or 65536 entries. */
+ * for every backend). 8 or 16 bits: a table of 256 or 65536 entries. Each
+ * runs over bands of rows (parallel.c), a typed loop per depth. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu.h"
 
+/* Bands of a pointwise pass: 64K values at least. */
+static int pointwise_rows(const gpuimg_planes *p)
+{
+    return (int)((65536 + (size_t)p->width - 1) / (size_t)p->width);
+}
+
+typedef struct value_job {
+    const gpuimg_planes *src;
+    gpuimg_planes *dst;
+    const uint32_t *lut[3];   /* equalize: a table per plane */
+    const gpuimg_planes *luma; /* equalize --luma */
+} value_job;
+
+GPUIMG_CPU_CLONES
+static void luma8(const uint8_t *restrict r, const uint8_t *restrict g, const uint8_t *restrict b,
+                  uint8_t *restrict y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = gpuimg__luma(r[i], g[i], b[i]);
+}
+
+GPUIMG_CPU_CLONES
+static void luma16(const uint16_t *restrict r, const uint16_t *restrict g,
+                   const uint16_t *restrict b, uint16_t *restrict y, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] = gpuimg__luma16(r[i], g[i], b[i]);
+}
+
+static int gray_band(void *arg, int y0, int y1)
+{
+    const value_job *j = arg;
+    const gpuimg_planes *s = j->src;
+    size_t w = (size_t)s->width, at = (size_t)y0 * w, n = (size_t)(y1 - y0) * w;
+    size_t vs = gpuimg__value_size(s->depth);
+    if (s->channels < 3)
+        memcpy(j->dst->plane[0] + at * vs, s->plane[0] + at * vs, n * vs);
+    else if (s->depth == 16)
+        luma16((const uint16_t *)s->plane[0] + at, (const uint16_t *)s->plane[1] + at,
+               (const uint16_t *)s->plane[2] + at, (uint16_t *)j->dst->plane[0] + at, n);
+    else
+        luma8(s->plane[0] + at, s->plane[1] + at, s->plane[2] + at, j->dst->plane[0] + at, n);
+    return 1;
+}
+
 gpuimg_status gpuimg__cpu_grayscale(gpuimg_backend *be, const gpuimg_planes *src,
                                     gpuimg_planes *dst)
 {
-    (void)be;
-    size_t n = gpuimg__plane_size(src);
-    if (src->channels < 3) {
-        memcpy(dst->plane[0], src->plane[0], gpuimg__plane_bytes(src));
-    } else if (src->depth == 16) {
-        const uint16_t *r = (const uint16_t *)src->plane[0], *g = (const uint16_t *)src->plane[1],
-                       *b = (const uint16_t *)src->plane[2];
-        uint16_t *y = (uint16_t *)dst->plane[0];
+    value_job j = {.src = src, .dst = dst};
+    return gpuimg__cpu_bands(be, src->height, pointwise_rows(src), gray_band, &j);
+}
+
+GPUIMG_CPU_CLONES
+static void invert_values(const uint8_t *restrict in, uint8_t *restrict out, int depth, size_t n)
+{
+    if (depth == 16) {
+        const uint16_t *restrict a = (const uint16_t *)in;
+        uint16_t *restrict b = (uint16_t *)out;
         for (size_t i = 0; i < n; i++)
-            y[i] = gpuimg__luma16(r[i], g[i], b[i]);
+            b[i] = (uint16_t)(65535 - a[i]);
     } else {
-        const uint8_t *r = src->plane[0], *g = src->plane[1], *b = src->plane[2];
         for (size_t i = 0; i < n; i++)
-            dst->plane[0][i] = gpuimg__luma(r[i], g[i], b[i]);
+            out[i] = (uint8_t)(255 - in[i]);
     }
-    return GPUIMG_OK;
+}
+
+static int invert_band(void *arg, int y0, int y1)
+{
+    const value_job *j = arg;
+    const gpuimg_planes *s = j->src;
+    size_t w = (size_t)s->width, vs = gpuimg__value_size(s->depth);
+    size_t at = (size_t)y0 * w * vs, n = (size_t)(y1 - y0) * w;
+    for (int c = 0; c < s->channels; c++)
+        invert_values(s->plane[c] + at, j->dst->plane[c] + at, s->depth, n);
+    return 1;
 }
 
 gpuimg_status gpuimg__cpu_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
 {
-    (void)be;
-    size_t n = gpuimg__plane_size(src);
-    for (int c = 0; c < src->channels; c++) {
-        if (src->depth == 16) {
-            const uint16_t *in = (const uint16_t *)src->plane[c];
-            uint16_t *out = (uint16_t *)dst->plane[c];
-            for (size_t i = 0; i < n; i++)
-                out[i] = (uint16_t)(65535 - in[i]);
-        } else {
-            for (size_t i = 0; i < n; i++)
-                dst->plane[c][i] = (uint8_t)(255 - src->plane[c][i]);
-        }
-    }
-    return GPUIMG_OK;
+    value_job j = {.src = src, .dst = dst};
+    return gpuimg__cpu_bands(be, src->height, pointwise_rows(src), invert_band, &j);
 }
 
 /* SPEC §3: lut[v] = round((cdf[v] - cdf[v0]) * M / (N - cdf[v0])), v0 the
@@ -66,76 +111,108 @@ static void equalize_lut(const uint64_t *hist, uint32_t values, uint64_t n, uint
     }
 }
 
-/* The histogram of one plane and its table; 0 when out of memory. */
-static uint32_t *plane_lut(const uint8_t *plane, int depth, size_t n)
+/* The tables of the first `planes` planes of p, counted on the pool;
+ * luts[c] each of 256 or 65536 entries. */
+static gpuimg_status plane_luts(gpuimg_backend *be, const gpuimg_planes *p, int planes,
+                                uint32_t *luts[3])
 {
-    uint32_t values = gpuimg__max_value(depth) + 1;
-    uint64_t *hist = calloc(values, sizeof *hist);
-    uint32_t *lut = malloc(values * sizeof *lut);
-    if (hist && lut) {
-        if (depth == 16)
-            for (size_t i = 0; i < n; i++)
-                hist[((const uint16_t *)plane)[i]]++;
-        else
-            for (size_t i = 0; i < n; i++)
-                hist[plane[i]]++;
-        equalize_lut(hist, values, n, lut);
-    } else {
-        free(lut);
-        lut = NULL;
+    uint32_t values = gpuimg__max_value(p->depth) + 1;
+    gpuimg_histogram h = {.channels = planes, .depth = p->depth, .bins = (int)values};
+    int ok = 1;
+    for (int c = 0; c < planes; c++) {
+        h.counts[c] = calloc(values, sizeof *h.counts[c]);
+        luts[c] = malloc(values * sizeof *luts[c]);
+        ok = ok && h.counts[c] && luts[c];
     }
-    free(hist);
-    return lut;
+    gpuimg_planes first = *p;
+    first.channels = planes;
+    gpuimg_status st = ok ? gpuimg__cpu_histogram(be, &first, &h) : gpuimg__cpu_nomem(be);
+    for (int c = 0; st == GPUIMG_OK && c < planes; c++)
+        equalize_lut(h.counts[c], values, gpuimg__plane_size(p), luts[c]);
+    for (int c = 0; c < planes; c++)
+        free(h.counts[c]);
+    return st;
+}
+
+static int equalize_band(void *arg, int y0, int y1)
+{
+    const value_job *j = arg;
+    const gpuimg_planes *s = j->src;
+    size_t w = (size_t)s->width, at = (size_t)y0 * w, n = (size_t)(y1 - y0) * w;
+    for (int c = 0; c < s->channels; c++) {
+        const uint32_t *restrict lut = j->lut[c];
+        if (s->depth == 16) { /* a loop per depth: no test per value */
+            const uint16_t *restrict in = (const uint16_t *)s->plane[c] + at;
+            uint16_t *restrict out = (uint16_t *)j->dst->plane[c] + at;
+            for (size_t i = 0; i < n; i++)
+                out[i] = (uint16_t)lut[in[i]];
+        } else {
+            const uint8_t *restrict in = s->plane[c] + at;
+            uint8_t *restrict out = j->dst->plane[c] + at;
+            for (size_t i = 0; i < n; i++)
+                out[i] = (uint8_t)lut[in[i]];
+        }
+    }
+    return 1;
 }
 
 gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst)
 {
-    size_t n = gpuimg__plane_size(src);
-    for (int c = 0; c < src->channels; c++) {
-        uint32_t *lut = plane_lut(src->plane[c], src->depth, n);
-        if (!lut)
-            return gpuimg__cpu_nomem(be);
-        if (src->depth == 16) { /* a loop per depth: no test per value */
-            const uint16_t *in = (const uint16_t *)src->plane[c];
-            uint16_t *out = (uint16_t *)dst->plane[c];
-            for (size_t i = 0; i < n; i++)
-                out[i] = (uint16_t)lut[in[i]];
-        } else {
-            for (size_t i = 0; i < n; i++)
-                dst->plane[c][i] = (uint8_t)lut[src->plane[c][i]];
-        }
-        free(lut);
-    }
-    return GPUIMG_OK;
+    uint32_t *luts[3] = {NULL, NULL, NULL};
+    gpuimg_status st = plane_luts(be, src, src->channels, luts);
+    value_job j = {.src = src, .dst = dst, .lut = {luts[0], luts[1], luts[2]}};
+    if (st == GPUIMG_OK)
+        st = gpuimg__cpu_bands(be, src->height, pointwise_rows(src), equalize_band, &j);
+    for (int c = 0; c < 3; c++)
+        free(luts[c]);
+    return st;
 }
 
-/* equalize --luma: the table of the rounded luma Y; each colour value
- * scaled by lut[Y] / Y, rounded half up in integers and clamped, so hue is
- * kept (c * lut[Y] * 2 < 2^33: 64 bits). */
+/* equalize --luma: each colour value scaled by lut[Y] / Y, rounded half up
+ * in integers and clamped, so hue is kept (c * lut[Y] * 2 < 2^33: 64
+ * bits). */
+#define LUMA_SCALE(T)                                                                              \
+    for (size_t i = 0; i < n; i++) {                                                               \
+        uint64_t y = ((const T *)ys)[i], to = lut[y];                                              \
+        for (int c = 0; c < 3; c++) {                                                              \
+            uint64_t v = y == 0 ? to : (2 * (uint64_t)((const T *)in[c])[i] * to + y) / (2 * y);  \
+            ((T *)out[c])[i] = (T)(v < top ? v : top);                                             \
+        }                                                                                          \
+    }
+
+static int luma_band(void *arg, int y0, int y1)
+{
+    const value_job *j = arg;
+    const gpuimg_planes *s = j->src;
+    size_t w = (size_t)s->width, vs = gpuimg__value_size(s->depth);
+    size_t at = (size_t)y0 * w * vs, n = (size_t)(y1 - y0) * w;
+    const uint32_t *lut = j->lut[0];
+    const uint8_t *ys = j->luma->plane[0] + at, *in[3];
+    uint8_t *out[3];
+    for (int c = 0; c < 3; c++)
+        in[c] = s->plane[c] + at, out[c] = j->dst->plane[c] + at;
+    uint64_t top = gpuimg__max_value(s->depth);
+    if (s->depth == 16)
+        LUMA_SCALE(uint16_t)
+    else
+        LUMA_SCALE(uint8_t)
+    return 1;
+}
+
 gpuimg_status gpuimg__cpu_equalize_luma(gpuimg_backend *be, const gpuimg_planes *src,
                                         gpuimg_planes *dst)
 {
-    size_t n = gpuimg__plane_size(src);
-    int depth = src->depth;
-    uint32_t top = gpuimg__max_value(depth);
-    gpuimg_planes luma = {src->width, src->height, 1, depth, {NULL}};
+    gpuimg_planes luma = {src->width, src->height, 1, src->depth, {NULL}};
     if (!(luma.plane[0] = malloc(gpuimg__plane_bytes(&luma))))
         return gpuimg__cpu_nomem(be);
-    gpuimg__cpu_grayscale(be, src, &luma);
-    uint32_t *lut = plane_lut(luma.plane[0], depth, n);
-    if (!lut) {
-        free(luma.plane[0]);
-        return gpuimg__cpu_nomem(be);
-    }
-    for (size_t i = 0; i < n; i++) {
-        uint64_t y = gpuimg__get(luma.plane[0], depth, i), to = lut[y];
-        for (int c = 0; c < 3; c++) {
-            uint64_t v =
-                y == 0 ? to : (2 * gpuimg__get(src->plane[c], depth, i) * to + y) / (2 * y);
-            gpuimg__put(dst->plane[c], depth, i, (uint32_t)(v < top ? v : top));
-        }
-    }
-    free(lut);
+    uint32_t *luts[3] = {NULL, NULL, NULL};
+    gpuimg_status st = gpuimg__cpu_grayscale(be, src, &luma);
+    if (st == GPUIMG_OK)
+        st = plane_luts(be, &luma, 1, luts);
+    value_job j = {.src = src, .dst = dst, .lut = {luts[0]}, .luma = &luma};
+    if (st == GPUIMG_OK)
+        st = gpuimg__cpu_bands(be, src->height, pointwise_rows(src), luma_band, &j);
+    free(luts[0]);
     free(luma.plane[0]);
-    return GPUIMG_OK;
+    return st;
 }
