@@ -81,8 +81,8 @@ static int unpremultiply_band(void *arg, int y0, int y1)
     const float *alpha = (const float *)s->plane[colours] + at;
     gpuimg__store_row(alpha, n, j->dst->plane[colours], depth, at);
     for (int c = 0; c < colours; c++)
-        unpremultiply_row((const float *)s->plane[c] + at, alpha, j->dst->plane[c] + at * vs,
-                          depth, n, top);
+        unpremultiply_row((const float *)s->plane[c] + at, alpha, j->dst->plane[c] + at * vs, depth,
+                          n, top);
     return 1;
 }
 

@@ -17,7 +17,7 @@ static int pointwise_rows(const gpuimg_planes *p)
 typedef struct value_job {
     const gpuimg_planes *src;
     gpuimg_planes *dst;
-    const uint32_t *lut[3];   /* equalize: a table per plane */
+    const uint32_t *lut[3];    /* equalize: a table per plane */
     const gpuimg_planes *luma; /* equalize --luma */
 } value_job;
 
@@ -175,7 +175,7 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
     for (size_t i = 0; i < n; i++) {                                                               \
         uint64_t y = ((const T *)ys)[i], to = lut[y];                                              \
         for (int c = 0; c < 3; c++) {                                                              \
-            uint64_t v = y == 0 ? to : (2 * (uint64_t)((const T *)in[c])[i] * to + y) / (2 * y);  \
+            uint64_t v = y == 0 ? to : (2 * (uint64_t)((const T *)in[c])[i] * to + y) / (2 * y);   \
             ((T *)out[c])[i] = (T)(v < top ? v : top);                                             \
         }                                                                                          \
     }
