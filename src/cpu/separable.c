@@ -115,80 +115,108 @@ static void box_row(const gpuimg_planes *p, int c, int y, int r, gpuimg_border b
     }
 }
 
+/* The column sums are kept in double: integers, exact below 2^53 (a whole
+ * window, 2001 x 2001 values of 65535, is 2.6e11), and unlike 64-bit
+ * integers converted to and from floating point by SSE2 and AVX2 alike. A
+ * row's sums fit 32 bits (2001 x 65535). */
 GPUIMG_CPU_CLONES
-static void add_rows(uint64_t *restrict cols, const uint32_t *restrict add,
+static void add_rows(double *restrict cols, const uint32_t *restrict add,
                      const uint32_t *restrict sub, int w)
 {
     for (int x = 0; x < w; x++)
-        cols[x] += (uint64_t)add[x] - (uint64_t)sub[x];
+        cols[x] += (double)((int32_t)add[x] - (int32_t)sub[x]);
 }
 
-/* Exact round-half-up of cols / area: (2 cols + area) / (2 area), in
- * double, which is exact here: a quotient q of n < 2^53 is never within
- * one part in 2^53 of an integer it is not. */
+/* Exact round-half-up of cols / area: floor(n / d) for n = 2 cols + area,
+ * d = 2 area, as floor((n + 1/2) * (1/d)) in double. n < 2^40 and n + 1/2
+ * is exact; (n + 1/2) / d is at least 1/(2d) from every integer, a
+ * relative margin of 1/(2n + 1) > 2^-42, and the product's two roundings
+ * move it by under 2^-52: the floor is exact, with no division. */
 GPUIMG_CPU_CLONES
-static void box_store(const uint64_t *restrict cols, int w, uint64_t area, uint8_t *restrict plane,
+static void box_store(const double *restrict cols, int w, double area, uint8_t *restrict plane,
                       int depth, size_t at)
 {
-    const double den = 2.0 * (double)area;
+    const double inv = 1.0 / (2.0 * area), half = area + 0.5;
     if (depth == 16) {
         uint16_t *restrict out = (uint16_t *)plane + at;
         for (int x = 0; x < w; x++)
-            out[x] = (uint16_t)(uint32_t)((double)(2 * cols[x] + area) / den);
+            out[x] = (uint16_t)(int32_t)((2.0 * cols[x] + half) * inv);
     } else {
         uint8_t *restrict out = plane + at;
         for (int x = 0; x < w; x++)
-            out[x] = (uint8_t)(uint32_t)((double)(2 * cols[x] + area) / den);
+            out[x] = (uint8_t)(int32_t)((2.0 * cols[x] + half) * inv);
     }
+}
+
+/* The row sums a band has added and will subtract again: kept in a ring
+ * of 2r + 1 rows where that is small, else made again when they leave
+ * (memory O(w) whatever the radius). */
+#define BOX_RING_BYTES ((size_t)4 << 20)
+
+/* The sums of virtual row v into `into`, or the row of zeros when v maps
+ * outside the image (constant mode). */
+static const uint32_t *row_sums(const filter_job *j, int c, long v, uint32_t *line,
+                                const uint32_t *zero, uint32_t *into)
+{
+    int sy = gpuimg__border_index((int)v, j->src->height, j->border);
+    if (sy < 0)
+        return zero;
+    box_row(j->src, c, sy, j->radius, j->border, line, into);
+    return into;
 }
 
 static int box_band(void *arg, int y0, int y1)
 {
     const filter_job *j = arg;
     const gpuimg_planes *src = j->src;
-    int w = src->width, h = src->height, r = j->radius;
+    int w = src->width, r = j->radius, taps = 2 * r + 1;
+    size_t row = (size_t)w * sizeof(uint32_t);
+    long base = (long)y0 - r;
     uint32_t *line = malloc(((size_t)w + 2 * (size_t)r + 1) * sizeof *line);
-    uint32_t *in = malloc((size_t)w * sizeof *in), *out = malloc((size_t)w * sizeof *out);
     uint32_t *zero = calloc((size_t)w, sizeof *zero);
-    uint64_t *cols = malloc((size_t)w * sizeof *cols);
-    int ok = line && in && out && zero && cols;
-    uint64_t area = (uint64_t)(2 * r + 1) * (uint64_t)(2 * r + 1);
+    uint32_t *in = malloc(row), *out = malloc(row), **ring = NULL;
+    double *cols = malloc((size_t)w * sizeof *cols);
+    int ok = line && zero && in && out && cols;
+    if (ok && (size_t)taps * row <= BOX_RING_BYTES) {
+        ok = (ring = calloc((size_t)taps, sizeof *ring)) != NULL;
+        for (int k = 0; ok && k < taps; k++)
+            ok = (ring[k] = malloc(row)) != NULL;
+    }
+    double area = (double)taps * (double)taps;
     for (int c = 0; ok && c < src->channels; c++) {
-        /* the window of y0: rows y0 - r .. y0 + r; a row mapped to -1
-         * (constant mode) adds nothing */
+        /* the window of y0: rows y0 - r .. y0 + r (row v in ring slot
+         * (v - base) % taps) */
         memset(cols, 0, (size_t)w * sizeof *cols);
-        for (int v = y0 - r; v <= y0 + r; v++) {
-            int sy = gpuimg__border_index(v, h, j->border);
-            if (sy < 0)
-                continue;
-            box_row(src, c, sy, r, j->border, line, in);
-            add_rows(cols, in, zero, w);
-        }
+        for (long v = base; v <= (long)y0 + r; v++)
+            add_rows(cols, row_sums(j, c, v, line, zero, ring ? ring[v - base] : in), zero, w);
         for (int y = y0; y < y1; y++) {
             box_store(cols, w, area, j->dst->plane[c], j->dst->depth, (size_t)y * w);
             if (y + 1 == y1)
                 break;
-            /* slide down one row: row y + r + 1 enters, row y - r leaves
-             * (its sums made again rather than kept: memory stays O(w)
-             * whatever the radius) */
-            int add = gpuimg__border_index(y + r + 1, h, j->border);
-            int sub = gpuimg__border_index(y - r, h, j->border);
-            const uint32_t *a = zero, *s = zero;
-            if (add >= 0) {
-                box_row(src, c, add, r, j->border, line, in);
-                a = in;
+            /* slide down one row: row y - r leaves, row y + r + 1 enters */
+            long leave = (long)y - r, enter = (long)y + r + 1;
+            int leaves = gpuimg__border_index((int)leave, src->height, j->border) >= 0;
+            if (ring) { /* the entering row takes the leaving one's slot */
+                uint32_t **slot = &ring[(leave - base) % taps];
+                const uint32_t *e = row_sums(j, c, enter, line, zero, in);
+                add_rows(cols, e, leaves ? *slot : zero, w);
+                if (e == in) { /* swap: the old slot is the next spare */
+                    in = *slot;
+                    *slot = (uint32_t *)e;
+                }
+            } else {
+                const uint32_t *e = row_sums(j, c, enter, line, zero, in);
+                add_rows(cols, e, leaves ? row_sums(j, c, leave, line, zero, out) : zero, w);
             }
-            if (sub >= 0) {
-                box_row(src, c, sub, r, j->border, line, out);
-                s = out;
-            }
-            add_rows(cols, a, s, w);
         }
     }
+    for (int k = 0; ring && k < taps; k++)
+        free(ring[k]);
+    free(ring);
     free(line);
+    free(zero);
     free(in);
     free(out);
-    free(zero);
     free(cols);
     return ok;
 }
