@@ -20,7 +20,11 @@
  * core on files. A counting gate caps the images between decode and the
  * end of encode, so memory stays flat whatever the folder's size. Files
  * start in sorted path order; a bad file is reported and counted and the
- * rest go on. */
+ * rest go on.
+ *
+ * On the CPU backend there is no device to hide: a file is one job on the
+ * pool instead, and its codec and operation pieces share that pool
+ * (file_job), so the threads never outnumber --jobs. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
@@ -133,6 +137,7 @@ typedef struct batch {
     atomic_int abort;   /* the device stage failed to start: drop everything */
     queue to_device;
     gpuimg_pool *pool;            /* the encode jobs and their pieces */
+    int one_pool;                 /* the CPU batch: a file is one job (file_job) */
     gpuimg_host_buffers *buffers; /* every image's pixels, lent to every context */
     /* the encoders' contexts, one per job running at once, reused */
     pthread_mutex_t encoders_lock;
@@ -304,7 +309,8 @@ static encoder *encoder_take(batch *b)
         free(e);
         return NULL;
     }
-    e->ctx->pool = b->pool; /* lent: a PNG's chunks are its pieces */
+    e->ctx->pool = b->pool;  /* lent: a PNG's chunks are its pieces */
+    e->ctx->split_files = 0; /* (the one pool: each job has a file of its own) */
     e->ctx->depth_warned = b->depth_warned;
     e->ctx->buffers = b->buffers;
     pthread_mutex_lock(&b->encoders_lock);
@@ -322,22 +328,13 @@ static void encoder_give(batch *b, encoder *e)
     pthread_mutex_unlock(&b->encoders_lock);
 }
 
-/* One file's encode job, on a pool worker. */
-static void encode_job(gpuimg_task *task)
+/* Writes an item's output with an encoder's context and reports it. */
+static void save_item(batch *b, encoder *e, item *it)
 {
-    item *it = (item *)task;
-    batch *b = it->b;
     const char *out = b->plan.outputs[it->index];
     char parents[PATH_BUF];
     snprintf(parents, sizeof parents, "%s", out);
-    if (atomic_load(&batch_cancelled)) {
-        gate_leave(b, it);
-        return;
-    }
-    encoder *e = encoder_take(b);
-    if (!e) {
-        report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
-    } else if (gpuimg__make_parents(parents) != 0) {
+    if (gpuimg__make_parents(parents) != 0) {
         char why[PATH_BUF + 64];
         snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
         report(b, it->index, GPUIMG_BATCH_FAILED, why);
@@ -346,9 +343,89 @@ static void encode_job(gpuimg_task *task)
     } else {
         report(b, it->index, GPUIMG_BATCH_DONE, NULL);
     }
+}
+
+/* One file's encode job, on a pool worker. */
+static void encode_job(gpuimg_task *task)
+{
+    item *it = (item *)task;
+    batch *b = it->b;
+    if (atomic_load(&batch_cancelled)) {
+        gate_leave(b, it);
+        return;
+    }
+    encoder *e = encoder_take(b);
+    if (!e) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
+    } else {
+        save_item(b, e, it);
+        encoder_give(b, e);
+    }
+    gate_leave(b, it); /* frees the item, and with it this task */
+}
+
+/* ---- the CPU batch: one pool for everything ----
+ *
+ * On the CPU backend the stages above would be three sets of threads, each
+ * of every core, contending. Instead a file is one job on the pool, read,
+ * run and written by one context; the pieces inside it (a PNG's rows and
+ * chunks, an operation's bands) go to the same pool, and idle workers take
+ * them before another file (pool.h). So exactly --jobs threads compute,
+ * and a batch of one large image still spreads over all of them. */
+static void file_job(gpuimg_task *task)
+{
+    item *it = (item *)task;
+    batch *b = it->b;
+    if (stopping(b)) { /* not started: not counted */
+        gate_leave(b, it);
+        return;
+    }
+    encoder *e = encoder_take(b);
+    char input[PATH_BUF];
+    snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[it->index]);
+    gpuimg_image out;
+    if (!e) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
+    } else if (gpuimg_load(e->ctx, input, &it->image) != GPUIMG_OK ||
+               gpuimg_run(e->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) != GPUIMG_OK) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
+    } else {
+        gpuimg_image_free(&it->image);
+        it->image = out;
+        save_item(b, e, it);
+    }
     if (e)
         encoder_give(b, e);
-    gate_leave(b, it); /* frees the item, and with it this task */
+    gate_leave(b, it);
+}
+
+/* Queues every file as a job, in sorted order, as the gate lets it. */
+static void feed_pool(batch *b)
+{
+    for (size_t i = 0; i < b->plan.files.n && !stopping(b); i++) {
+        if (b->plan.skip[i])
+            continue;
+        gate_enter(b);
+        item *it = calloc(1, sizeof *it);
+        if (!it) {
+            report(b, i, GPUIMG_BATCH_FAILED, "out of memory");
+            gate_leave(b, NULL);
+            continue;
+        }
+        it->index = i;
+        it->b = b;
+        it->task.run = file_job;
+        gpuimg__pool_job(b->pool, &it->task);
+    }
+}
+
+/* Whether CUDA could open at all: a build with it, and the NVIDIA driver's
+ * control device, present wherever a CUDA device is (containers that are
+ * given one included). Where it is missing "auto" can only be the CPU, and
+ * the batch takes the one pool at once. */
+static int cuda_possible(void)
+{
+    return gpuimg__cuda_backend()->planes_alloc != NULL && access("/dev/nvidiactl", F_OK) == 0;
 }
 
 /* Contexts for the device stage: one per stream of each device, opened now
@@ -380,6 +457,8 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
             }
             ws[n].b = b;
             ws[n].ctx->buffers = b->buffers; /* before it opens: a CUDA one pins them */
+            if (!cuda) /* the CPU's operations split over the batch's pool, not one each */
+                ws[n].ctx->pool = b->pool;
             if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
                 /* "all": the first device that is not there ends the list */
                 if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {
@@ -453,6 +532,23 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     const gpuimg_batch_options *opt = b->opt;
     r->jobs = gpuimg__thread_count(opt->jobs);
     r->dv = (devices_opening){.ctx = ctx, .b = b, .jobs = r->jobs};
+    if (b->cfg.backend == GPUIMG_BACKEND_CPU ||
+        (b->cfg.backend == GPUIMG_BACKEND_AUTO && !cuda_possible())) {
+        const char *backend; /* "auto" says once that it takes the CPU */
+        gpuimg_status st = gpuimg_ctx_backend(ctx, &backend);
+        if (st != GPUIMG_OK)
+            return st;
+        b->one_pool = 1;
+        b->max_in_flight = 2 * r->jobs; /* queued jobs hold no pixels yet */
+        b->pool = gpuimg__pool_create(r->jobs);
+        b->buffers = gpuimg__host_buffers_create();
+        int queued = queue_init(&b->to_device, 1, 0); /* unused; run_stop frees it */
+        if (!queued || !b->pool || !b->buffers)
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+        if (gpuimg__pool_workers(b->pool) == 0)
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
+        return GPUIMG_OK;
+    }
     /* Sized before the device stage is known: as many workers as it will
      * have on one GPU (all of the CPU's when the CPU is named). */
     int planned = b->cfg.backend == GPUIMG_BACKEND_CPU ? r->jobs
@@ -581,6 +677,8 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
         st = run_start(ctx, &b, &r);
         if (st != GPUIMG_OK)
             run_abort(&b);
+        else if (b.one_pool)
+            feed_pool(&b);
         run_stop(&b, &r);
     }
     gpuimg__plan_free(&b.plan);

@@ -89,6 +89,8 @@ int gpuimg__cpu_threads(const gpuimg_backend *be);
 #else
 #define GPUIMG_CPU_CLONES
 #endif
+/* The clone this machine runs ("AVX2", "SSE2"), for `gpuimg info`. */
+const char *gpuimg__cpu_vector_isa(void);
 
 gpuimg_status gpuimg__cpu_upload(gpuimg_backend *be, const gpuimg_image *src, gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_download(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_image *dst);

@@ -106,3 +106,12 @@ void gpuimg__rows_dot(const float *const *rows, int nrows, const float *wt, int 
         out[x] = s;
     }
 }
+
+const char *gpuimg__cpu_vector_isa(void)
+{
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    return __builtin_cpu_supports("avx2") ? "AVX2" : "SSE2";
+#else
+    return "the compiler's default target";
+#endif
+}
