@@ -310,6 +310,12 @@ gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int 
  * kept resident between steps, and downloaded once. */
 gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
                          int nsteps, gpuimg_image *out);
+/* The same, taking the input: it is freed as soon as the run no longer
+ * needs it (on the CPU backend, once it is in planes), so that an image's
+ * pixels are held twice at most during the run, not three times. *in is
+ * left freed (empty) whether or not the run succeeds. */
+gpuimg_status gpuimg_run_consume(gpuimg_ctx *ctx, gpuimg_image *in, gpuimg_step *const *steps,
+                                 int nsteps, gpuimg_image *out);
 
 /* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
 

@@ -124,6 +124,10 @@ typedef struct gpuimg_backend_ops {
      * clamped (lut[0] where Y = 0). */
     gpuimg_status (*equalize_luma)(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
+    /* Frees the memory a backend keeps for the next allocation (the CPU's
+     * freed planes); NULL for one that keeps none. A run of one image
+     * trims after its steps; a batch's contexts keep it for the next. */
+    void (*trim)(gpuimg_backend *be);
     /* n bytes of one plane to another. */
     gpuimg_status (*copy_plane)(gpuimg_backend *be, const uint8_t *src, uint8_t *dst, size_t n);
 

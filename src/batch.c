@@ -311,6 +311,7 @@ static encoder *encoder_take(batch *b)
     }
     e->ctx->pool = b->pool;  /* lent: a PNG's chunks are its pieces */
     e->ctx->split_files = 0; /* (the one pool: each job has a file of its own) */
+    e->ctx->reuse_memory = 1;
     e->ctx->depth_warned = b->depth_warned;
     e->ctx->buffers = b->buffers;
     pthread_mutex_lock(&b->encoders_lock);
@@ -387,10 +388,10 @@ static void file_job(gpuimg_task *task)
     if (!e) {
         report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
     } else if (gpuimg_load(e->ctx, input, &it->image) != GPUIMG_OK ||
-               gpuimg_run(e->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) != GPUIMG_OK) {
+               gpuimg_run_consume(e->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) !=
+                   GPUIMG_OK) {
         report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
     } else {
-        gpuimg_image_free(&it->image);
         it->image = out;
         save_item(b, e, it);
     }
@@ -459,6 +460,7 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
             ws[n].ctx->buffers = b->buffers; /* before it opens: a CUDA one pins them */
             if (!cuda) /* the CPU's operations split over the batch's pool, not one each */
                 ws[n].ctx->pool = b->pool;
+            ws[n].ctx->reuse_memory = 1;
             if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
                 /* "all": the first device that is not there ends the list */
                 if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#include "big_alloc.h"
 #include "host_buffers.h"
 
 /* Idle buffers kept at most: as many, and as many bytes. A batch's gate
@@ -115,7 +116,7 @@ static struct gpuimg_buffer *make_buffer(gpuimg_host_buffers *hb, size_t bytes)
     struct gpuimg_buffer *buf = calloc(1, sizeof *buf);
     /* Whole pages, page-aligned: pinning works on pages, and a buffer
      * shares none with other memory that could be freed under it. */
-    if (buf && !(buf->data = aligned_alloc(PAGE, pages * PAGE))) {
+    if (buf && !(buf->data = gpuimg__big_alloc(pages * PAGE, PAGE))) {
         free(buf);
         return NULL;
     }
@@ -173,14 +174,14 @@ void gpuimg__buffer_pin(struct gpuimg_buffer *buf)
         pin(buf, pinner);
 }
 
-void gpuimg__buffer_give(struct gpuimg_buffer *buf)
+static void give(struct gpuimg_buffer *buf, int keep)
 {
     if (!buf)
         return;
     gpuimg_host_buffers *hb = buf->set;
     struct gpuimg_buffer *drop = NULL; /* a list, destroyed outside the lock */
     pthread_mutex_lock(&hb->lock);
-    if (hb->released) {
+    if (hb->released || (!keep && !buf->busy)) {
         buf->next = drop;
         drop = buf;
     } else {
@@ -214,6 +215,16 @@ void gpuimg__buffer_give(struct gpuimg_buffer *buf)
     }
     if (last)
         destroy_set(hb);
+}
+
+void gpuimg__buffer_give(struct gpuimg_buffer *buf)
+{
+    give(buf, 1);
+}
+
+void gpuimg__buffer_discard(struct gpuimg_buffer *buf)
+{
+    give(buf, 0);
 }
 
 uint8_t *gpuimg__buffer_data(const struct gpuimg_buffer *buf)

@@ -37,6 +37,9 @@ void gpuimg__host_buffers_pin_with(gpuimg_host_buffers *hb, const gpuimg_backend
 struct gpuimg_buffer *gpuimg__buffer_take(gpuimg_host_buffers *hb, size_t bytes);
 /* Back to its set (or freed); any thread. */
 void gpuimg__buffer_give(struct gpuimg_buffer *buf);
+/* Freed now, not kept: memory a single image's run no longer needs (a
+ * buffer being pinned on another thread is kept instead). */
+void gpuimg__buffer_discard(struct gpuimg_buffer *buf);
 /* Pins a buffer taken before its set began to pin. */
 void gpuimg__buffer_pin(struct gpuimg_buffer *buf);
 uint8_t *gpuimg__buffer_data(const struct gpuimg_buffer *buf);

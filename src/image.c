@@ -117,6 +117,16 @@ void gpuimg_image_free(gpuimg_image *img)
     memset(img, 0, sizeof *img);
 }
 
+void gpuimg__image_discard(gpuimg_image *img)
+{
+    if (img->buffer) {
+        gpuimg__buffer_discard(img->buffer);
+        img->buffer = NULL;
+        img->data = NULL;
+    }
+    gpuimg_image_free(img);
+}
+
 gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_image *copy,
                                    const gpuimg_image **packed)
 {

@@ -28,6 +28,11 @@ struct gpuimg_ctx {
      * batch's decoders set 0: each has a file of its own, and the bands
      * would repeat entropy decoding while every core is busy. */
     int split_files;
+    /* 1: the context runs image after image (a batch's): memory freed by
+     * one run is kept for the next. 0 (one image): freed when no longer
+     * needed, so that the peak holds the image about twice, not four
+     * times. */
+    int reuse_memory;
     /* gpuimg_ctx_expect: CPU nanoseconds per value of the expected steps
      * (0: none), and the device being opened on another thread meanwhile. */
     double expect_ns;
@@ -118,6 +123,8 @@ gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int w
                                        int channels, int depth);
 /* img itself when its rows are packed, else a packed copy in *copy (to be
  * freed); GPUIMG_ERR_USAGE, with a message, for an invalid image. */
+/* gpuimg_image_free, but its pixel buffer freed now, not kept for reuse. */
+void gpuimg__image_discard(gpuimg_image *img);
 gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_image *copy,
                                    const gpuimg_image **packed);
 

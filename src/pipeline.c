@@ -29,8 +29,9 @@ gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_i
     return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, "upload");
 }
 
-gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
-                         int nsteps, gpuimg_image *out)
+/* gpuimg_run, and gpuimg_run_consume when `take` is the input to free. */
+static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_image *take,
+                               gpuimg_step *const *steps, int nsteps, gpuimg_image *out)
 {
     memset(out, 0, sizeof *out);
     for (int i = 0; i < nsteps; i++) {
@@ -47,6 +48,18 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
     gpuimg_planes cur;
     if ((st = gpuimg__upload(ctx, be, in, &cur)) != GPUIMG_OK)
         return st;
+    /* The input's pixels are in the planes now. A synchronous backend (no
+     * synchronize entry) has finished reading them; a device may still be
+     * copying, and the buffer could go to another image meanwhile. */
+    gpuimg_metadata *meta = NULL; /* the taken input's, moved to the output */
+    if (take && !be->ops->synchronize) {
+        meta = take->meta;
+        take->meta = NULL;
+        if (ctx->reuse_memory)
+            gpuimg_image_free(take);
+        else
+            gpuimg__image_discard(take);
+    }
 
     double t0 = gpuimg__now_ms();
     for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
@@ -59,6 +72,8 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
     }
     if (st == GPUIMG_OK && be->ops->synchronize && (st = be->ops->synchronize(be)) != GPUIMG_OK)
         gpuimg__backend_fail(ctx, st, "kernels");
+    if (!ctx->reuse_memory && be->ops->trim) /* the steps' spare planes: not for the download */
+        be->ops->trim(be);
     ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
 
     if (st == GPUIMG_OK) {
@@ -69,12 +84,32 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
         else if ((st = be->ops->download(be, &cur, out)) != GPUIMG_OK) {
             gpuimg_image_free(out);
             gpuimg__backend_fail(ctx, st, "download");
+        } else if (meta) {
+            out->meta = meta; /* the output carries the input's metadata */
+            meta = NULL;
         } else if (in->meta && !(out->meta = gpuimg__metadata_dup(in->meta))) {
-            gpuimg_image_free(out); /* the output carries the input's metadata */
+            gpuimg_image_free(out);
             st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
         }
         ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
     }
     be->ops->planes_free(be, &cur);
+    if (!ctx->reuse_memory && be->ops->trim)
+        be->ops->trim(be);
+    gpuimg_metadata_free(meta);
+    return st;
+}
+
+gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
+                         int nsteps, gpuimg_image *out)
+{
+    return run_steps(ctx, in, NULL, steps, nsteps, out);
+}
+
+gpuimg_status gpuimg_run_consume(gpuimg_ctx *ctx, gpuimg_image *in, gpuimg_step *const *steps,
+                                 int nsteps, gpuimg_image *out)
+{
+    gpuimg_status st = run_steps(ctx, in, in, steps, nsteps, out);
+    gpuimg_image_free(in); /* when the run did not free it already */
     return st;
 }

@@ -76,20 +76,20 @@ static int process(cli *c, const char *in, const char *out, gpuimg_step **steps,
     st = gpuimg_load(c->ctx, in, &src);
     if (st != GPUIMG_OK)
         return cli_fail(c, st);
-    st = gpuimg_run(c->ctx, &src, steps, nsteps, &dst);
+    int w = src.width, h = src.height, channels = src.channels;
+    st = gpuimg_run_consume(c->ctx, &src, steps, nsteps, &dst);
     if (st == GPUIMG_OK) {
         if (c->verbose) {
             const char *backend = "?";
             gpuimg_ctx_backend(c->ctx, &backend);
             fprintf(stderr,
                     "gpuimg: %s: %s (%dx%d, %d channels) -> %s (%dx%d, %d channels), %s backend\n",
-                    c->command, in, src.width, src.height, src.channels, out, dst.width, dst.height,
-                    dst.channels, backend);
+                    c->command, in, w, h, channels, out, dst.width, dst.height, dst.channels,
+                    backend);
         }
         st = gpuimg_save(c->ctx, out, c->format, &dst);
         gpuimg_image_free(&dst);
     }
-    gpuimg_image_free(&src);
     return st == GPUIMG_OK ? 0 : cli_fail(c, st);
 }
 

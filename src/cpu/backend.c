@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../big_alloc.h"
 #include "cpu.h"
 
 /* Freed planes kept for the next allocation: a pipeline's steps and a
@@ -34,12 +35,19 @@ static gpuimg_status cpu_open(gpuimg_backend **out, int device, char *msg, size_
     return GPUIMG_OK;
 }
 
-static void cpu_close(gpuimg_backend *be)
+static void cpu_trim(gpuimg_backend *be)
 {
     cpu_backend *cb = (cpu_backend *)be;
-    for (int i = 0; i < SPARES; i++)
+    for (int i = 0; i < SPARES; i++) {
         free(cb->spares[i].p);
-    free(cb);
+        cb->spares[i].p = NULL;
+    }
+}
+
+static void cpu_close(gpuimg_backend *be)
+{
+    cpu_trim(be);
+    free(be);
 }
 
 static void cpu_describe(gpuimg_backend *be, char *text, size_t len)
@@ -63,7 +71,7 @@ static uint8_t *plane_take(cpu_backend *cb, size_t size)
             (best < 0 || cb->spares[i].size < cb->spares[best].size))
             best = i;
     if (best < 0)
-        return malloc(size ? size : 1);
+        return gpuimg__big_alloc(size, 64); /* a cache line: vector rows */
     uint8_t *p = cb->spares[best].p;
     cb->spares[best].p = NULL;
     return p;
@@ -151,6 +159,7 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .equalize_luma = gpuimg__cpu_equalize_luma,
     .premultiply = gpuimg__cpu_premultiply,
     .unpremultiply = gpuimg__cpu_unpremultiply,
+    .trim = cpu_trim,
     .copy_plane = cpu_copy_plane,
     .histogram = gpuimg__cpu_histogram,
     .ssim = gpuimg__cpu_ssim,
