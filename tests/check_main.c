@@ -30,6 +30,7 @@ Suite *untrusted_suite(void);
 Suite *buffers_suite(void);
 Suite *compare_suite(void);
 Suite *metadata_suite(void);
+Suite *threads_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -81,6 +82,7 @@ int main(void)
     srunner_add_suite(sr, batch_suite());
     srunner_add_suite(sr, compare_suite());
     srunner_add_suite(sr, metadata_suite());
+    srunner_add_suite(sr, threads_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

@@ -38,7 +38,10 @@ gpuimg_status gpuimg__cpu_bands(gpuimg_backend *be, int rows, int min_rows, gpui
         return GPUIMG_OK;
     if (min_rows < 1)
         min_rows = 1;
-    int n = (rows + min_rows - 1) / min_rows, most = gpuimg__cpu_threads(be) * BANDS_PER_THREAD;
+    /* One thread: one band (the reference the thread tests hold the others
+     * to, and no halo made twice). */
+    int threads = gpuimg__cpu_threads(be);
+    int n = (rows + min_rows - 1) / min_rows, most = threads == 1 ? 1 : threads * BANDS_PER_THREAD;
     if (n > most)
         n = most;
     if (n > MAX_BANDS)
