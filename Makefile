@@ -52,7 +52,7 @@ TEST_OBJ = $(TEST_SRC:%.c=$(BUILD)/%.o)
 GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
-.PHONY: all test test-unit test-sanitize test-valgrind test-install test-report test-photo golden static \
+.PHONY: all test test-unit test-sanitize test-tsan test-valgrind test-install test-report test-photo golden static \
         bench install clean fuzz fuzz-run
 
 all: $(GPUIMG)
@@ -101,7 +101,20 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-install test-report
+test: test-unit test-sanitize test-tsan test-install test-report
+
+# ThreadSanitizer over the suites that drive the CPU backend's threads: every
+# operation's bands (threads, steps, golden), the one pool of a CPU batch,
+# compare's SSIM rows, the codecs' pieces. CPU-only, -O1; the program the
+# suites run is built with it too.
+TSAN_SUITES = threads steps golden batch compare codecs
+test-tsan:
+	$(MAKE) BUILD=build-tsan NVCC= OPT="-O1 -g" SAN="-fsanitize=thread" \
+	    build-tsan/gpuimg build-tsan/check_gpuimg
+	for s in $(TSAN_SUITES); do \
+	    CK_RUN_SUITE=$$s TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	    GPUIMG_BIN=$(abspath build-tsan/gpuimg) GPUIMG_GOLDEN=$(abspath tests/golden) \
+	    build-tsan/check_gpuimg || exit 1; done
 
 # The I/O suites under valgrind's memcheck: an uninitialised byte that
 # reaches a decision or an output, which ASan cannot see. CPU-only, -O1.
@@ -205,6 +218,6 @@ test-report: $(GPUIMG)
 	GPUIMG_BIN=$(abspath $(GPUIMG)) bash tests/report/check.sh
 
 clean:
-	rm -rf build build-sanitize build-static build-valgrind build-fuzz build-fuzz-static
+	rm -rf build build-sanitize build-tsan build-static build-valgrind build-fuzz build-fuzz-static
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
