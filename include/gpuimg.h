@@ -217,6 +217,11 @@ int gpuimg_parse_number(const char *text, double *out);
 gpuimg_status gpuimg_ctx_backend(gpuimg_ctx *ctx, const char **name);
 /* Milliseconds spent in each stage since the context was created. */
 void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT]);
+/* The name of a stage as a context's backend does it: on the CPU backend
+ * the upload and download are the copies between interleaved pixels and
+ * planes in host memory, "deinterleave" and "interleave"; elsewhere (and
+ * before a backend is open) gpuimg_stage_name's. */
+const char *gpuimg_ctx_stage_name(const gpuimg_ctx *ctx, gpuimg_stage s);
 
 /* Decoding. path "-" reads standard input. Size limits are checked from the
  * header before any pixel is decoded. */

@@ -123,6 +123,17 @@ const char *gpuimg_stage_name(gpuimg_stage s)
     return (unsigned)s < GPUIMG_STAGE_COUNT ? names[s] : "?";
 }
 
+const char *gpuimg_ctx_stage_name(const gpuimg_ctx *ctx, gpuimg_stage s)
+{
+    if (ctx->backend && ctx->backend->ops == &gpuimg__cpu_backend) {
+        if (s == GPUIMG_STAGE_UPLOAD)
+            return "deinterleave";
+        if (s == GPUIMG_STAGE_DOWNLOAD)
+            return "interleave";
+    }
+    return gpuimg_stage_name(s);
+}
+
 void gpuimg_config_init(gpuimg_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);

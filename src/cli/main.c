@@ -328,7 +328,7 @@ void cli_report_time(const cli *c)
     gpuimg_ctx_timings(c->ctx, ms);
     fprintf(stderr, "gpuimg: time:");
     for (int s = 0; s < GPUIMG_STAGE_COUNT; s++) {
-        fprintf(stderr, " %s %.2f ms%s", gpuimg_stage_name((gpuimg_stage)s), ms[s],
+        fprintf(stderr, " %s %.2f ms%s", gpuimg_ctx_stage_name(c->ctx, (gpuimg_stage)s), ms[s],
                 s + 1 < GPUIMG_STAGE_COUNT ? "," : "");
         total += ms[s];
     }
