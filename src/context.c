@@ -341,6 +341,15 @@ gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int 
     return GPUIMG_OK;
 }
 
+/* The CPU backend's wall time for work of cpu_ns on one core, spread over
+ * the context's threads; three quarters of each thread past the first
+ * counts (bands that end apart, a halo made twice, shared memory
+ * bandwidth: bench/NOTES.md measured 1.7-1.9x on two cores). */
+static double cpu_wall_ns(const gpuimg_ctx *ctx, double cpu_ns)
+{
+    return cpu_ns / (1.0 + 0.75 * (gpuimg__thread_count(ctx->cfg.threads) - 1));
+}
+
 void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
 {
     if (ctx->expect_ns <= 0 || ctx->backend || ctx->opener)
@@ -350,7 +359,8 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
      * "auto" then takes the device this started. */
     int device = want == GPUIMG_BACKEND_CUDA ||
                  (want == GPUIMG_BACKEND_AUTO &&
-                  (double)width * (double)height * ctx->expect_ns >= GPUIMG_AUTO_CPU_NS);
+                  cpu_wall_ns(ctx, (double)width * (double)height * ctx->expect_ns) >=
+                      GPUIMG_AUTO_CPU_NS);
     ctx->expect_ns = 0; /* once: for the next image only */
     struct backend_opener *o = device ? calloc(1, sizeof *o) : NULL;
     if (!o) {
@@ -392,7 +402,8 @@ gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out)
 
 gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out)
 {
-    if (!ctx->backend && ctx->cfg.backend == GPUIMG_BACKEND_AUTO && cpu_ns < GPUIMG_AUTO_CPU_NS) {
+    if (!ctx->backend && ctx->cfg.backend == GPUIMG_BACKEND_AUTO &&
+        cpu_wall_ns(ctx, cpu_ns) < GPUIMG_AUTO_CPU_NS) {
         gpuimg_status st = open_backend(ctx, &gpuimg__cpu_backend);
         if (st != GPUIMG_OK)
             return st;

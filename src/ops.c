@@ -130,13 +130,14 @@ static gpuimg_status blur_apply(gpuimg_backend *be, const gpuimg_step *s, const 
     return blur_planes(be, s, src, dst);
 }
 
-/* Nanoseconds per channel value on the CPU backend, for --backend auto
- * (bench/NOTES.md has the calibration: a sigma-2 blur of 4000x3000 RGB took
- * about 0.7 s on the GPU machine's CPU). Rough by design: it only has to
- * tell a few milliseconds from a good part of a second. */
+/* Nanoseconds per channel value on one core of the CPU backend, for
+ * --backend auto, which divides them among the threads (context.c). Rough
+ * by design: they only have to tell a few milliseconds from a good part of
+ * a second. bench/NOTES.md has the calibration: `--threads 1 --time` on a
+ * 4000x3000 RGB photograph (36 M values), the kernels stage over 36 M. */
 static double blur_cost(const gpuimg_step *s)
 {
-    return 2.0 * (2 * s->radius + 1) * 0.75; /* row and column taps */
+    return 0.4 + 2.0 * (2 * s->radius + 1) * 0.08; /* row and column taps */
 }
 
 static const gpuimg_param_info blur_params[] = {
@@ -264,7 +265,7 @@ static gpuimg_status convolve_apply(gpuimg_backend *be, const gpuimg_step *s,
 
 static double convolve_cost(const gpuimg_step *s)
 {
-    return (double)s->conv.width * s->conv.height * 0.9;
+    return 0.6 + (double)s->conv.width * s->conv.height * 0.15;
 }
 
 static const gpuimg_param_info convolve_params[] = {
@@ -401,14 +402,14 @@ static gpuimg_status equalize_apply(gpuimg_backend *be, const gpuimg_step *s,
 static double window_cost(const gpuimg_step *s)
 {
     (void)s;
-    return 8.0;
+    return 2.6;
 }
 
 /* Permutations and value maps: a load and a store a value. */
 static double pass_cost(const gpuimg_step *s)
 {
     (void)s;
-    return 2.0;
+    return 1.6;
 }
 
 #define PARAMS(a) (int)(sizeof(a) / sizeof((a)[0])), a
@@ -508,7 +509,7 @@ const gpuimg_op_info *gpuimg_op_find(const char *name)
 
 double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps)
 {
-    double ns = 2.0; /* the copies in and out of planes */
+    double ns = 1.0; /* the copies in and out of planes */
     for (int i = 0; i < nsteps; i++)
         ns += steps[i]->op->cost(steps[i]);
     return ns;

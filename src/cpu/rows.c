@@ -7,9 +7,12 @@
 
 #include "cpu.h"
 
+/* The clones are static, reached through the plain functions below: clang
+ * calls a target_clones function through its ifunc only where every
+ * declaration carries the attribute, as cpu.h's do not. */
 GPUIMG_CPU_CLONES
-void gpuimg__store_row(const float *restrict v, size_t n, uint8_t *restrict plane, int depth,
-                       size_t i)
+static void store_row(const float *restrict v, size_t n, uint8_t *restrict plane, int depth,
+                      size_t i)
 {
     if (depth == GPUIMG_DEPTH_FLOAT) {
         memcpy((float *)plane + i, v, n * sizeof *v);
@@ -39,6 +42,11 @@ static void widen(const uint8_t *restrict in, int depth, size_t n, float *restri
     }
 }
 
+void gpuimg__store_row(const float *v, size_t n, uint8_t *plane, int depth, size_t i)
+{
+    store_row(v, n, plane, depth, i);
+}
+
 void gpuimg__row_to_float(const gpuimg_planes *p, int c, int y, int r, gpuimg_border border,
                           float *line)
 {
@@ -66,8 +74,8 @@ typedef float vf8 __attribute__((vector_size(32), aligned(4)));
 #define load8(p) (*(const vf8 *)(p))
 
 GPUIMG_CPU_CLONES
-void gpuimg__rows_dot(const float *const *rows, int nrows, const float *wt, int kw, int n,
-                      float *restrict out)
+static void rows_dot(const float *const *rows, int nrows, const float *wt, int kw, int n,
+                     float *restrict out)
 {
     int x = 0;
     /* 32 outputs at a time in four accumulators: one multiply-add chain
@@ -105,6 +113,12 @@ void gpuimg__rows_dot(const float *const *rows, int nrows, const float *wt, int 
                 s += wt[(size_t)i * kw + j] * rows[i][x + j];
         out[x] = s;
     }
+}
+
+void gpuimg__rows_dot(const float *const *rows, int nrows, const float *wt, int kw, int n,
+                      float *out)
+{
+    rows_dot(rows, nrows, wt, kw, n, out);
 }
 
 const char *gpuimg__cpu_vector_isa(void)
