@@ -183,6 +183,11 @@ typedef struct gpuimg_config {
      * round(v * 255 / 65535)), so the pipeline runs and writes at it; 0
      * keeps each file's own. */
     int depth;
+    /* 1: the context runs one image (a command line's): memory is freed as
+     * soon as a stage is done with it, so the peak holds about two copies
+     * of the image. 0 (default): freed pixel buffers and planes are kept
+     * for the next image, which then costs no fresh pages. */
+    int single_image;
     /* Non-fatal messages (16-bit input reduced, backend fallback); may be NULL. */
     void (*warn)(void *user, const char *message);
     void *warn_user;

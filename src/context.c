@@ -164,6 +164,7 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
         return GPUIMG_ERR_NOMEM;
     ctx->cfg = c;
     ctx->split_files = 1;
+    ctx->reuse_memory = !c.single_image;
     ctx->depth_warned = &ctx->depth_warned_own;
     *out = ctx;
     return GPUIMG_OK;

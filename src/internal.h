@@ -28,8 +28,8 @@ struct gpuimg_ctx {
      * batch's decoders set 0: each has a file of its own, and the bands
      * would repeat entropy decoding while every core is busy. */
     int split_files;
-    /* 1: the context runs image after image (a batch's): memory freed by
-     * one run is kept for the next. 0 (one image): freed when no longer
+    /* 1: memory freed by one run is kept for the next (the default, and a
+     * batch's contexts). 0 (cfg.single_image): freed when no longer
      * needed, so that the peak holds the image about twice, not four
      * times. */
     int reuse_memory;

@@ -133,6 +133,7 @@ int cmd_image_op(cli *c, int argc, char **argv)
                   npos == 1 ? "" : "s", op->name);
         return EXIT_USAGE;
     }
+    c->cfg.single_image = 1; /* one image a process: the lowest peak */
     if ((rc = cli_open(c)) >= 0)
         return rc;
     gpuimg_step *step;
@@ -194,6 +195,7 @@ int cmd_run(cli *c, int argc, char **argv)
         cli_error(c, "expected IN OUT [STEP...] (try gpuimg run --help)");
         return EXIT_USAGE;
     }
+    c->cfg.single_image = 1;
     if ((rc = cli_open(c)) >= 0)
         return rc;
     gpuimg_step **steps;
