@@ -177,6 +177,11 @@ bench: $(BUILD)/libgpuimg.a
 $(BUILD)/codec_bench: bench/codec_bench.c $(BUILD)/libgpuimg.a
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuimg.a $(LDLIBS) $(CUDA_LIBS)
 
+# Every operation on the CPU backend in one process, beside OpenCV's calls
+# (bench/cpu_bench.sh runs both).
+$(BUILD)/cpu_ops: bench/cpu_ops.c $(BUILD)/libgpuimg.a
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libgpuimg.a $(LDLIBS) $(CUDA_LIBS)
+
 # Remakes the goldens from the independent NumPy/SciPy reference.
 golden:
 	/usr/bin/python3 tests/golden/make_golden.py
