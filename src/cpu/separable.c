@@ -110,21 +110,22 @@ static void box_row(const gpuimg_planes *p, int c, int y, int r, gpuimg_border b
      * quarters of the row run side by side, so that four chains overlap
      * (each quarter's first window summed whole; exact integers, so the
      * split changes nothing). */
-    int q = w / 4, start[4] = {0, q, 2 * q, 3 * q};
-    uint32_t s[4] = {0, 0, 0, 0};
-    for (int i = 0; i < 4; i++)
-        for (int k = 0; k < 2 * r + 1; k++)
-            s[i] += line[start[i] + k];
+    int q = w / 4, d = 2 * r + 1;
+    const uint32_t *l0 = line, *l1 = line + q, *l2 = line + 2 * q, *l3 = line + 3 * q;
+    uint32_t *o0 = sums, *o1 = sums + q, *o2 = sums + 2 * q, *o3 = sums + 3 * q;
+    uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0; /* in registers: four named chains */
+    for (int k = 0; k < d; k++)
+        s0 += l0[k], s1 += l1[k], s2 += l2[k], s3 += l3[k];
     for (int x = 0; x < q; x++) { /* window centred on x: line[x .. x + 2r] */
-        for (int i = 0; i < 4; i++) {
-            int at = start[i] + x;
-            sums[at] = s[i];
-            s[i] += line[at + 2 * r + 1] - line[at];
-        }
+        o0[x] = s0, o1[x] = s1, o2[x] = s2, o3[x] = s3;
+        s0 += l0[x + d] - l0[x];
+        s1 += l1[x + d] - l1[x];
+        s2 += l2[x + d] - l2[x];
+        s3 += l3[x + d] - l3[x];
     }
     for (int x = 4 * q; x < w; x++) { /* the last quarter's tail */
-        sums[x] = s[3];
-        s[3] += line[x + 2 * r + 1] - line[x];
+        sums[x] = s3;
+        s3 += line[x + d] - line[x];
     }
 }
 
@@ -140,24 +141,31 @@ static void add_rows(double *restrict cols, const uint32_t *restrict add,
         cols[x] += (double)((int32_t)add[x] - (int32_t)sub[x]);
 }
 
-/* Exact round-half-up of cols / area: floor(n / d) for n = 2 cols + area,
- * d = 2 area, as floor((n + 1/2) * (1/d)) in double. n < 2^40 and n + 1/2
- * is exact; (n + 1/2) / d is at least 1/(2d) from every integer, a
- * relative margin of 1/(2n + 1) > 2^-42, and the product's two roundings
- * move it by under 2^-52: the floor is exact, with no division. */
+/* Stores a row: the exact round-half-up of cols / area, floor(n / d) for
+ * n = 2 cols + area, d = 2 area, as floor((n + 1/2) * (1/d)) in double.
+ * n < 2^40 and n + 1/2 is exact; (n + 1/2) / d is at least 1/(2d) from
+ * every integer, a relative margin of 1/(2n + 1) > 2^-42, and the
+ * product's two roundings move it by under 2^-52: the floor is exact, with
+ * no division. Then slides the window down a row in the same pass (cols +=
+ * add - sub). */
 GPUIMG_CPU_CLONES
-static void box_store(const double *restrict cols, int w, double area, uint8_t *restrict plane,
-                      int depth, size_t at)
+static void box_emit(double *restrict cols, const uint32_t *restrict add,
+                     const uint32_t *restrict sub, int w, double area, uint8_t *restrict plane,
+                     int depth, size_t at)
 {
     const double inv = 1.0 / (2.0 * area), half = area + 0.5;
     if (depth == 16) {
         uint16_t *restrict out = (uint16_t *)plane + at;
-        for (int x = 0; x < w; x++)
+        for (int x = 0; x < w; x++) {
             out[x] = (uint16_t)(int32_t)((2.0 * cols[x] + half) * inv);
+            cols[x] += (double)((int32_t)add[x] - (int32_t)sub[x]);
+        }
     } else {
         uint8_t *restrict out = plane + at;
-        for (int x = 0; x < w; x++)
+        for (int x = 0; x < w; x++) {
             out[x] = (uint8_t)(int32_t)((2.0 * cols[x] + half) * inv);
+            cols[x] += (double)((int32_t)add[x] - (int32_t)sub[x]);
+        }
     }
 }
 
@@ -203,23 +211,27 @@ static int box_band(void *arg, int y0, int y1)
         for (long v = base; v <= (long)y0 + r; v++)
             add_rows(cols, row_sums(j, c, v, line, zero, ring ? ring[v - base] : in), zero, w);
         for (int y = y0; y < y1; y++) {
-            box_store(cols, w, area, j->dst->plane[c], j->dst->depth, (size_t)y * w);
-            if (y + 1 == y1)
+            uint8_t *plane = j->dst->plane[c];
+            if (y + 1 == y1) { /* the band's last row: no slide */
+                box_emit(cols, zero, zero, w, area, plane, j->dst->depth, (size_t)y * w);
                 break;
-            /* slide down one row: row y - r leaves, row y + r + 1 enters */
+            }
+            /* store row y, and slide down: row y - r leaves, row y + r + 1
+             * enters */
             long leave = (long)y - r, enter = (long)y + r + 1;
             int leaves = gpuimg__border_index((int)leave, src->height, j->border) >= 0;
+            const uint32_t *e = row_sums(j, c, enter, line, zero, in);
             if (ring) { /* the entering row takes the leaving one's slot */
                 uint32_t **slot = &ring[(leave - base) % taps];
-                const uint32_t *e = row_sums(j, c, enter, line, zero, in);
-                add_rows(cols, e, leaves ? *slot : zero, w);
+                box_emit(cols, e, leaves ? *slot : zero, w, area, plane, j->dst->depth,
+                         (size_t)y * w);
                 if (e == in) { /* swap: the old slot is the next spare */
                     in = *slot;
                     *slot = (uint32_t *)e;
                 }
             } else {
-                const uint32_t *e = row_sums(j, c, enter, line, zero, in);
-                add_rows(cols, e, leaves ? row_sums(j, c, leave, line, zero, out) : zero, w);
+                const uint32_t *l = leaves ? row_sums(j, c, leave, line, zero, out) : zero;
+                box_emit(cols, e, l, w, area, plane, j->dst->depth, (size_t)y * w);
             }
         }
     }
