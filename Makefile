@@ -188,7 +188,8 @@ golden:
 
 # The program and the suite, to carry to the GPU machine (see DEVICE.md).
 static:
-	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg build-static/codec_bench
+	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg build-static/codec_bench \
+	    build-static/cpu_ops
 
 # `make install` (PREFIX, default /usr/local; DESTDIR for staging): the
 # program, the library (static: its dependencies are named in gpuimg.pc),
