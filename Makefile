@@ -122,7 +122,7 @@ VALGRIND = valgrind --error-exitcode=1 --errors-for-leak-kinds=none --track-orig
 test-valgrind:
 	$(MAKE) BUILD=build-valgrind NVCC= OPT="-O1 -g" build-valgrind/gpuimg build-valgrind/check_gpuimg
 	for s in untrusted io; do \
-	    CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT=1200 GPUIMG_BIN=$(abspath build-valgrind/gpuimg) \
+	    GPUIMG_MALLOC=1 CK_RUN_SUITE=$$s CK_DEFAULT_TIMEOUT=1200 GPUIMG_BIN=$(abspath build-valgrind/gpuimg) \
 	    GPUIMG_GOLDEN=$(abspath tests/golden) $(VALGRIND) --trace-children=no \
 	    build-valgrind/check_gpuimg || exit 1; done
 

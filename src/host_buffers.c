@@ -54,7 +54,7 @@ static void destroy_buffer(struct gpuimg_buffer *buf)
 {
     if (buf->pinned_by)
         buf->pinned_by->host_unregister(buf->data);
-    free(buf->data);
+    gpuimg__big_free(buf->data, buf->bytes);
     free(buf);
 }
 

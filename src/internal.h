@@ -33,6 +33,10 @@ struct gpuimg_ctx {
      * needed, so that the peak holds the image about twice, not four
      * times. */
     int reuse_memory;
+    /* The file's bytes gpuimg_load read, during their decoding: a decoder
+     * done with them frees them early (gpuimg__input_release), which lowers
+     * the peak by the file's size. NULL for a caller's bytes. */
+    uint8_t *input_owned;
     /* gpuimg_ctx_expect: CPU nanoseconds per value of the expected steps
      * (0: none), and the device being opened on another thread meanwhile. */
     double expect_ns;
@@ -60,6 +64,10 @@ gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t wid
 /* The context's pool, made on first use; NULL (work runs on the calling
  * thread) when it cannot be. */
 struct gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx);
+
+/* Frees data now when it is the file gpuimg_load read (ctx->input_owned);
+ * otherwise nothing. */
+void gpuimg__input_release(gpuimg_ctx *ctx, const uint8_t *data);
 
 /* Records the detail of a failure and returns st, so callers can write
  * `return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));`. */

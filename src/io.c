@@ -237,8 +237,19 @@ static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, siz
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
-                                 gpuimg_image *out)
+void gpuimg__input_release(gpuimg_ctx *ctx, const uint8_t *data)
+{
+    if (ctx->input_owned && ctx->input_owned == data) {
+        free(ctx->input_owned);
+        ctx->input_owned = NULL;
+    }
+}
+
+/* gpuimg_load_memory; when ctx->input_owned is data, a decoder may free it
+ * early (gpuimg__input_release). The metadata is parsed first, so nothing
+ * reads the bytes after the decoder. */
+static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                                gpuimg_image *out)
 {
     memset(out, 0, sizeof *out);
     if (size == 0)
@@ -248,13 +259,19 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     size_t i = 0;
     while (i < NFORMATS && formats[i].codec != codec)
         i++;
+    gpuimg_metadata *meta = NULL;
     gpuimg_status st = i < NFORMATS
-                           ? formats[i].decode(ctx, data, size, name, out)
+                           ? gpuimg__metadata_parse(ctx, name, codec, data, size, &meta)
                            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
                                           "%s: not a supported image (unknown format)", name);
-    if (st == GPUIMG_OK &&
-        (st = gpuimg__metadata_read(ctx, name, codec, data, size, out)) != GPUIMG_OK)
-        gpuimg_image_free(out);
+    if (st == GPUIMG_OK)
+        st = formats[i].decode(ctx, data, size, name, out);
+    if (st == GPUIMG_OK && meta) {
+        if ((st = gpuimg__metadata_attach(ctx, name, meta, out)) != GPUIMG_OK)
+            gpuimg_image_free(out);
+        meta = NULL; /* the image's now */
+    }
+    gpuimg_metadata_free(meta);
     /* --depth: the image at the depth asked for, so that every step runs at it */
     if (st == GPUIMG_OK && ctx->cfg.depth && ctx->cfg.depth != gpuimg_image_depth(out)) {
         gpuimg_image converted;
@@ -267,6 +284,13 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
     }
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
+}
+
+gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
+                                 gpuimg_image *out)
+{
+    ctx->input_owned = NULL; /* the caller's bytes: never freed here */
+    return load_bytes(ctx, data, size, name, out);
 }
 
 gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
@@ -298,8 +322,9 @@ gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
         fclose(f);
     if (st != GPUIMG_OK)
         return st;
-    st = gpuimg_load_memory(ctx, data, size, name, out);
-    free(data);
+    ctx->input_owned = data; /* a decoder may free them once it has read them */
+    st = load_bytes(ctx, data, size, name, out);
+    gpuimg__input_release(ctx, data);
     return st;
 }
 

@@ -61,7 +61,10 @@ gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gp
 /* stb_image's test for what it takes as a TGA (no other format passes it). */
 int gpuimg__tga_plausible(const uint8_t *data, size_t size);
 /* The common PNG without libpng (io_png_inflate.c): 1 and the image, or 0,
- * with nothing set, for anything it does not take or finds wrong. */
+ * with nothing set, for anything it does not take or finds wrong (libpng
+ * then reads data), or -1 when it ran out of memory after it had freed the
+ * file's bytes (gpuimg__input_release): nothing set, nothing to fall back
+ * on. */
 int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_image *out);
 gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);

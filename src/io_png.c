@@ -59,8 +59,11 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
         if (st == GPUIMG_ERR_TOO_LARGE)
             return st;
     }
-    if (gpuimg__decode_png_fast(ctx, data, size, out))
+    int fast = gpuimg__decode_png_fast(ctx, data, size, out);
+    if (fast > 0)
         return GPUIMG_OK;
+    if (fast < 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     /* A chunk that claims more bytes than the file has left is a cut file.
      * Said here, before libpng, which would first allocate what an ancillary
      * chunk claims (a fuzzed iTXt of 1.8 GB in a 302-byte file) whatever

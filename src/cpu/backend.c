@@ -39,7 +39,7 @@ static void cpu_trim(gpuimg_backend *be)
 {
     cpu_backend *cb = (cpu_backend *)be;
     for (int i = 0; i < SPARES; i++) {
-        free(cb->spares[i].p);
+        gpuimg__big_free(cb->spares[i].p, cb->spares[i].size);
         cb->spares[i].p = NULL;
     }
 }
@@ -63,22 +63,21 @@ gpuimg_status gpuimg__cpu_nomem(gpuimg_backend *be)
     return GPUIMG_ERR_NOMEM;
 }
 
+/* A spare of exactly size bytes (planes are freed with the size they were
+ * made with: gpuimg__big_free needs it), or a new plane. */
 static uint8_t *plane_take(cpu_backend *cb, size_t size)
 {
-    int best = -1;
     for (int i = 0; i < SPARES; i++)
-        if (cb->spares[i].p && cb->spares[i].size >= size &&
-            (best < 0 || cb->spares[i].size < cb->spares[best].size))
-            best = i;
-    if (best < 0)
-        return gpuimg__big_alloc(size, 64); /* a cache line: vector rows */
-    uint8_t *p = cb->spares[best].p;
-    cb->spares[best].p = NULL;
-    return p;
+        if (cb->spares[i].p && cb->spares[i].size == size) {
+            uint8_t *p = cb->spares[i].p;
+            cb->spares[i].p = NULL;
+            return p;
+        }
+    return gpuimg__big_alloc(size, 64); /* a cache line: vector rows */
 }
 
-/* Keeps p (of `size` bytes) as a spare, in place of the smallest spare if
- * every slot is taken and it is larger. */
+/* Keeps p (of `size` bytes) as a spare, in place of the oldest-placed
+ * smallest spare if every slot is taken and it is larger. */
 static void plane_give(cpu_backend *cb, uint8_t *p, size_t size)
 {
     int slot = -1;
@@ -89,10 +88,10 @@ static void plane_give(cpu_backend *cb, uint8_t *p, size_t size)
         if (cb->spares[i].size < size && (slot < 0 || cb->spares[i].size < cb->spares[slot].size))
             slot = i;
     if (slot < 0) {
-        free(p);
+        gpuimg__big_free(p, size);
         return;
     }
-    free(cb->spares[slot].p);
+    gpuimg__big_free(cb->spares[slot].p, cb->spares[slot].size);
     cb->spares[slot] = (struct spare){p, size};
 }
 
