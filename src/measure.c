@@ -66,7 +66,7 @@ static gpuimg_status measure(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_hi
     gpuimg_backend *be;
     gpuimg_planes p;
     double values = (double)img->width * img->height * img->channels;
-    st = gpuimg__backend_for(ctx, 1.5 * values, &be); /* a count and a copy, on one core */
+    st = gpuimg__backend_for(ctx, 1.0 * values, &be); /* a count and a copy, on one core */
     if (st != GPUIMG_OK || (st = gpuimg__upload(ctx, be, img, &p)) != GPUIMG_OK) {
         gpuimg_histogram_free(hist);
         return st;

@@ -265,7 +265,7 @@ static gpuimg_status convolve_apply(gpuimg_backend *be, const gpuimg_step *s,
 
 static double convolve_cost(const gpuimg_step *s)
 {
-    return 0.6 + (double)s->conv.width * s->conv.height * 0.15;
+    return 0.6 + (double)s->conv.width * s->conv.height * 0.05;
 }
 
 static const gpuimg_param_info convolve_params[] = {
@@ -402,14 +402,14 @@ static gpuimg_status equalize_apply(gpuimg_backend *be, const gpuimg_step *s,
 static double window_cost(const gpuimg_step *s)
 {
     (void)s;
-    return 2.6;
+    return 1.2;
 }
 
 /* Permutations and value maps: a load and a store a value. */
 static double pass_cost(const gpuimg_step *s)
 {
     (void)s;
-    return 1.6;
+    return 1.2;
 }
 
 #define PARAMS(a) (int)(sizeof(a) / sizeof((a)[0])), a
