@@ -35,8 +35,16 @@ def stats(a):
     return mean, std, [cv2.minMaxLoc(a[:, :, c]) for c in range(a.shape[2])]
 
 
+imgf = img.astype(np.float32)  # for the call in float32, gpuimg's arithmetic
+
+
+def float_blur(a):
+    return cv2.GaussianBlur(imgf, (13, 13), 2.0, borderType=B)
+
+
 ops = [
     ("blur sigma=2 (GaussianBlur 13x13)", lambda a: cv2.GaussianBlur(a, (13, 13), 2.0, borderType=B)),
+    ("blur sigma=2 in float32 (the same call)", float_blur),
     ("box radius=7 (blur 15x15)", lambda a: cv2.blur(a, (15, 15), borderType=B)),
     ("convolve 5x5 (filter2D)", lambda a: cv2.filter2D(a, -1, k5, borderType=B)),
     ("sobel (Sobel x, y, magnitude)", sobel_magnitude),

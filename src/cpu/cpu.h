@@ -42,13 +42,14 @@ static inline float gpuimg__getf(const uint8_t *plane, int depth, size_t i)
 }
 
 /* SPEC §3's store, written so that GCC vectorizes it (no floorf call, no
- * branch): for t = v + 0.5 at least 0, truncation is floor; below 1 (NaN
- * included) it stores 0, at or past the top the top. The same values as
- * gpuimg__round_u8/u16 (arith.h), which the unit suite checks. */
+ * branch: two compares and masks): for t = v + 0.5 at least 0, truncation
+ * is floor, and below 0 (NaN included) it stores 0, at or past the top the
+ * top. The same values as gpuimg__round_u8/u16 (arith.h), which the
+ * goldens and the CUDA suite hold it to. */
 static inline uint32_t gpuimg__round_top(float v, float top)
 {
     float t = v + 0.5f;
-    t = t >= 1.0f ? t : 0.0f;
+    t = t > 0.0f ? t : 0.0f;
     t = t < top ? t : top;
     return (uint32_t)(int32_t)t;
 }
