@@ -211,6 +211,21 @@ static void gate_leave(batch *b, item *it)
     pthread_mutex_unlock(&b->gate_lock);
 }
 
+/* File i's item, once it is through the gate; NULL (reported, and out of
+ * the gate again) when out of memory. */
+static item *new_item(batch *b, size_t i)
+{
+    item *it = calloc(1, sizeof *it);
+    if (!it) {
+        report(b, i, GPUIMG_BATCH_FAILED, "out of memory");
+        gate_leave(b, NULL);
+        return NULL;
+    }
+    it->index = i;
+    it->b = b;
+    return it;
+}
+
 static void *decode_worker(void *arg)
 {
     worker *w = arg;
@@ -226,16 +241,11 @@ static void *decode_worker(void *arg)
             gate_leave(b, NULL);
             break;
         }
-        item *it = calloc(1, sizeof *it);
+        item *it = new_item(b, i);
+        if (!it)
+            continue;
         char input[PATH_BUF];
         snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[i]);
-        if (!it) {
-            report(b, i, GPUIMG_BATCH_FAILED, "out of memory");
-            gate_leave(b, NULL);
-            continue;
-        }
-        it->index = i;
-        it->b = b;
         if (gpuimg_load(w->ctx, input, &it->image) != GPUIMG_OK) {
             report(b, i, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
             gate_leave(b, it);
@@ -407,14 +417,9 @@ static void feed_pool(batch *b)
         if (b->plan.skip[i])
             continue;
         gate_enter(b);
-        item *it = calloc(1, sizeof *it);
-        if (!it) {
-            report(b, i, GPUIMG_BATCH_FAILED, "out of memory");
-            gate_leave(b, NULL);
+        item *it = new_item(b, i);
+        if (!it)
             continue;
-        }
-        it->index = i;
-        it->b = b;
         it->task.run = file_job;
         gpuimg__pool_job(b->pool, &it->task);
     }
