@@ -18,11 +18,13 @@ echo "=== the suite on CUDA"
 ( time GPUIMG_BACKEND=cuda timeout 300 $DIR/check_gpuimg ) > $OUT/suite_cuda.log 2>&1
 echo "rc=$?" >> $OUT/suite_cuda.log
 grep -E "^(backend|CUDA|SKIP)|%: Checks|:[FE]:|rc=|^real" $OUT/suite_cuda.log | head -30
-echo "=== memcheck, cuda suite"
-GPUIMG_BACKEND=cuda CK_RUN_SUITE=cuda CK_FORK=no timeout 200 "$SAN" --tool memcheck \
-    --error-exitcode 9 $DIR/check_gpuimg > $OUT/memcheck_cuda.log 2>&1
-echo "rc=$?" >> $OUT/memcheck_cuda.log
-grep -E "%: Checks|ERROR SUMMARY|rc=" $OUT/memcheck_cuda.log
+for s in ${MEMCHECK:-cuda buffers golden}; do # the host buffers are mapped memory now
+    echo "=== memcheck, $s suite"
+    GPUIMG_BACKEND=cuda CK_RUN_SUITE=$s CK_FORK=no timeout 200 "$SAN" --tool memcheck \
+        --error-exitcode 9 $DIR/check_gpuimg > $OUT/memcheck_$s.log 2>&1
+    echo "rc=$?" >> $OUT/memcheck_$s.log
+    grep -E "%: Checks|ERROR SUMMARY|rc=" $OUT/memcheck_$s.log
+done
 echo "=== the threads suite and the CPU suites, 16 cores"
 for s in threads golden batch; do
     CK_RUN_SUITE=$s GPUIMG_BACKEND=cpu timeout 200 $DIR/check_gpuimg 2>&1 | grep -E "%: Checks|:[FE]:"
