@@ -82,13 +82,14 @@ int gpuimg__format_holds_16(gpuimg_format format);
 
 /* The backend, opened on first use; "auto" falls back to the CPU with a warning. */
 gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
-/* The same, for work the CPU would do in about cpu_ns nanoseconds: "auto"
- * takes the CPU, without trying CUDA, when that is under
- * GPUIMG_AUTO_CPU_NS, since starting CUDA costs a process about 0.25 s. */
+/* The same, for work one core would do in about cpu_ns nanoseconds: "auto"
+ * takes the CPU, without trying CUDA, when that divided among the
+ * context's threads is under GPUIMG_AUTO_CPU_NS, since starting CUDA costs
+ * a process about 0.25 s. */
 #define GPUIMG_AUTO_CPU_NS 4e8
 gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out);
-/* Estimated CPU nanoseconds per channel value of finished steps, the
- * copies in and out of planes included (ops.c). */
+/* Estimated nanoseconds of one core per channel value of finished steps,
+ * the copies in and out of planes included (ops.c). */
 double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps);
 /* The shape finished steps turn w x h x c into, in place (ops.c). */
 void gpuimg__steps_shape(gpuimg_step *const *steps, int nsteps, int *w, int *h, int *c);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The CPU reference backend: plain C that reads like SPEC §3. Each function
- * implements the seam entry of the same name (src/backend.h). */
+/* The CPU backend: the reference for SPEC §3's arithmetic, on every core
+ * (bands of rows, parallel.c) with vectorized row loops (rows.c). Each
+ * gpuimg__cpu_ function implements the seam entry of the same name
+ * (src/backend.h). */
 #ifndef GPUIMG_CPU_H
 #define GPUIMG_CPU_H
 
@@ -18,27 +20,6 @@ static inline size_t gpuimg__plane_size(const gpuimg_planes *p)
 static inline uint32_t gpuimg__max_value(int depth)
 {
     return depth == 16 ? 65535u : 255u;
-}
-
-/* Value i of a plane of either depth. For per-row and per-border work: the
- * hot loops below branch on the depth once, outside them. */
-static inline uint32_t gpuimg__get(const uint8_t *plane, int depth, size_t i)
-{
-    return depth == 16 ? ((const uint16_t *)plane)[i] : plane[i];
-}
-static inline void gpuimg__put(uint8_t *plane, int depth, size_t i, uint32_t v)
-{
-    if (depth == 16)
-        ((uint16_t *)plane)[i] = (uint16_t)v;
-    else
-        plane[i] = (uint8_t)v;
-}
-
-/* Value i as a filter reads it: any depth, float planes included. */
-static inline float gpuimg__getf(const uint8_t *plane, int depth, size_t i)
-{
-    return depth == GPUIMG_DEPTH_FLOAT ? ((const float *)plane)[i]
-                                       : (float)gpuimg__get(plane, depth, i);
 }
 
 /* SPEC §3's store, written so that GCC vectorizes it (no floorf call, no

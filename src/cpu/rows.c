@@ -67,8 +67,8 @@ void gpuimg__row_to_float(const gpuimg_planes *p, int c, int y, int r, gpuimg_bo
 
 /* Eight floats as one value (GCC's and clang's vector extensions): one AVX
  * register in the AVX2 clone, two SSE registers in the baseline one.
- * aligned(4): loaded from any float. */
-typedef float vf8 __attribute__((vector_size(32), aligned(4)));
+ * aligned(4), may_alias: loaded from any float. */
+typedef float vf8 __attribute__((vector_size(32), aligned(4), may_alias));
 
 /* (a macro: a function returning vf8 would change its ABI by clone) */
 #define load8(p) (*(const vf8 *)(p))

@@ -26,7 +26,7 @@
 
 /* Four doubles as one value (vector extensions: one AVX register, or two
  * SSE2 ones); aligned(8): loaded from any double. */
-typedef double vd4 __attribute__((vector_size(32), aligned(8)));
+typedef double vd4 __attribute__((vector_size(32), aligned(8), may_alias));
 #define load4(p) (*(const vd4 *)(p))
 
 typedef struct ssim_job {
