@@ -345,7 +345,8 @@ gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int 
 /* The CPU backend's wall time for work of cpu_ns on one core, spread over
  * the context's threads; three quarters of each thread past the first
  * counts (bands that end apart, a halo made twice, shared memory
- * bandwidth: bench/NOTES.md measured 1.7-1.9x on two cores). */
+ * bandwidth: bench/NOTES.md measured 1.6-1.8x on two cores, 9-12x on
+ * sixteen). */
 static double cpu_wall_ns(const gpuimg_ctx *ctx, double cpu_ns)
 {
     return cpu_ns / (1.0 + 0.75 * (gpuimg__thread_count(ctx->cfg.threads) - 1));
