@@ -29,21 +29,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 wall() { "$PY" "$here/wall.py" "$@"; }
 echo "=== machine: $(nproc) cores; $(compare -version | head -1 | cut -d' ' -f2-3); $(idiff --help 2>&1 | sed -n 2p)"
 [ -d $W/screens ] || "$PY" "$here/make_screens.py" $W/screens 100
-if [ ! -f $W/b8k.png ]; then
-"$PY" - "$PHOTO" $W <<'PY'
-import sys
-import numpy as np
-from PIL import Image
-im = Image.open(sys.argv[1]).convert("RGB").resize((7680, 4320), Image.LANCZOS)
-im.save(sys.argv[2] + "/a8k.png", compress_level=6)
-a = np.asarray(im).astype(np.int16)
-rng = np.random.default_rng(7)
-sel = rng.random(a.shape[:2]) < 0.01
-a[sel] += rng.integers(-3, 4, (int(sel.sum()), 3)).astype(np.int16)
-a[2000:2100, 3000:3300] = (255 - a[2000:2100, 3000:3300])
-Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(sys.argv[2] + "/b8k.png", compress_level=6)
-PY
-fi
+[ -f $W/b8k.png ] || "$PY" "$here/make_8k_pair.py" "$PHOTO" $W/a8k.png $W/b8k.png
 S=$W/screens
 cat > $W/im_loop.sh <<'SH'
 #!/bin/bash

@@ -46,20 +46,7 @@ echo "=== gpuimg: $("$G" --version | head -1); $("$G" --backend cpu info | sed -
 
 cp "$PHOTO" $W/photo.png
 "$PY" -c "from PIL import Image; Image.open('$W/photo.png').save('$W/photo.jpg', quality=90)"
-[ -f $W/photo8k_b.png ] || "$PY" - "$PHOTO" $W <<'PY'
-import sys
-import numpy as np
-from PIL import Image
-im = Image.open(sys.argv[1]).convert("RGB").resize((7680, 4320), Image.LANCZOS)
-im.save(sys.argv[2] + "/photo8k_a.png", compress_level=6)
-a = np.asarray(im).astype(np.int16)
-rng = np.random.default_rng(7)
-sel = rng.random(a.shape[:2]) < 0.01
-a[sel] += rng.integers(-3, 4, (int(sel.sum()), 3)).astype(np.int16)
-a[2000:2100, 3000:3300] = 255 - a[2000:2100, 3000:3300]
-Image.fromarray(np.clip(a, 0, 255).astype(np.uint8)).save(sys.argv[2] + "/photo8k_b.png",
-                                                          compress_level=6)
-PY
+[ -f $W/photo8k_b.png ] || "$PY" "$here/make_8k_pair.py" "$PHOTO" $W/photo8k_a.png $W/photo8k_b.png
 [ -d $W/jpg40 ] || { mkdir -p $W/jpg40 && "$PY" "$here/make_photos.py" $W/photo.png $W/jpg40 40 jpg; }
 decoded=$((4000 * 3000 * 3))
 echo "decoded image: $decoded bytes ($((decoded / 1048576)) MiB)"

@@ -145,6 +145,40 @@ __device__ __forceinline__ double exact_pair(unsigned int x, unsigned int y)
     return __hiloint2double((int)(0x43300000u + carry), (int)lo) - 4503599627370496.0;
 }
 
+// The symmetric window sums of one row item: for each of the group's
+// outputs, pair[0] times the centre, then pair[d] times the values d either
+// side, fused in that order. pair_value(x, y) turns two of the row's values
+// into the double their sum stands for (MeanPair or MomentPair, below).
+template <typename PairValue>
+__device__ __forceinline__ void symmetric_sums(const unsigned int v[SSIM_SPAN],
+                                               const SsimParams &p, PairValue pair_value,
+                                               double s[SSIM_GROUP])
+{
+#pragma unroll
+    for (int k = 0; k < SSIM_GROUP; k++) {
+        int c = k + SSIM_RADIUS;
+        s[k] = p.pair[0] * pair_value(v[c], v[c]);
+#pragma unroll
+        for (int d = 1; d < SSIM_PAIRS; d++)
+            s[k] = fma(p.pair[d], pair_value(v[c - d], v[c + d]), s[k]);
+    }
+}
+
+// The pair values, as types so that each call inlines: the means' pairs
+// (2^k + x and 2^k + y: their high word's sum) and the second moments'.
+struct MeanPair {
+    __device__ __forceinline__ double operator()(unsigned int x, unsigned int y) const
+    {
+        return with_high_word(x + y);
+    }
+};
+struct MomentPair {
+    __device__ __forceinline__ double operator()(unsigned int x, unsigned int y) const
+    {
+        return exact_pair(x, y);
+    }
+};
+
 // Where chunk c (columns 2c, 2c + 1) of a row of the shared planes lives:
 // at chunk c ^ (bit 3 of c). A row stays one contiguous 256-byte span, so the
 // vertical pass's row reads are conflict-free; in the horizontal stores (a
@@ -153,6 +187,16 @@ __device__ __forceinline__ double exact_pair(unsigned int x, unsigned int y)
 __device__ __forceinline__ int ssim_chunk(int c)
 {
     return c ^ ((c >> 3) & 1);
+}
+
+// A group's sums of quantity q into its two-double chunks of the plane.
+__device__ __forceinline__ void store_group(double *dst, int q, int group,
+                                            const double s[SSIM_GROUP])
+{
+    double2 *plane = reinterpret_cast<double2 *>(dst + q * SSIM_ROWS * SSIM_TILE_W);
+#pragma unroll
+    for (int k = 0; k < SSIM_GROUP / 2; k++)
+        plane[ssim_chunk(SSIM_GROUP / 2 * group + k)] = make_double2(s[2 * k], s[2 * k + 1]);
 }
 
 // Horizontal pass of one item: the five window sums (offset, see above) of
@@ -191,18 +235,8 @@ __device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, i
             }
         }
         double s[SSIM_GROUP];
-#pragma unroll
-        for (int k = 0; k < SSIM_GROUP; k++) {
-            int c = k + SSIM_RADIUS;
-            s[k] = p.pair[0] * with_high_word(v[c] + v[c]);
-#pragma unroll
-            for (int d = 1; d < SSIM_PAIRS; d++)
-                s[k] = fma(p.pair[d], with_high_word(v[c - d] + v[c + d]), s[k]);
-        }
-        double2 *plane = reinterpret_cast<double2 *>(dst + q * SSIM_ROWS * SSIM_TILE_W);
-#pragma unroll
-        for (int k = 0; k < SSIM_GROUP / 2; k++)
-            plane[ssim_chunk(SSIM_GROUP / 2 * group + k)] = make_double2(s[2 * k], s[2 * k + 1]);
+        symmetric_sums(v, p, MeanPair(), s);
+        store_group(dst, q, group, s);
     }
 }
 
@@ -235,32 +269,15 @@ __device__ __forceinline__ void ssim_row_item(const uint8_t *s_row, int group, i
 #pragma unroll
             for (int i = 0; i < SSIM_SPAN; i++)
                 v[i] = ((q == 0 ? a[i] : b[i]) << B::SHIFT_MEAN) + B::HI_MEAN / 2;
-#pragma unroll
-            for (int k = 0; k < SSIM_GROUP; k++) {
-                int c = k + SSIM_RADIUS;
-                s[k] = p.pair[0] * with_high_word(v[c] + v[c]);
-#pragma unroll
-                for (int d = 1; d < SSIM_PAIRS; d++)
-                    s[k] = fma(p.pair[d], with_high_word(v[c - d] + v[c + d]), s[k]);
-            }
+            symmetric_sums(v, p, MeanPair(), s);
         } else {
             unsigned int v[SSIM_SPAN]; // squares and products: < 2^32
 #pragma unroll
             for (int i = 0; i < SSIM_SPAN; i++)
                 v[i] = q == 2 ? a[i] * a[i] : q == 3 ? b[i] * b[i] : a[i] * b[i];
-#pragma unroll
-            for (int k = 0; k < SSIM_GROUP; k++) {
-                int c = k + SSIM_RADIUS;
-                s[k] = p.pair[0] * exact_pair(v[c], v[c]);
-#pragma unroll
-                for (int d = 1; d < SSIM_PAIRS; d++)
-                    s[k] = fma(p.pair[d], exact_pair(v[c - d], v[c + d]), s[k]);
-            }
+            symmetric_sums(v, p, MomentPair(), s);
         }
-        double2 *plane = reinterpret_cast<double2 *>(dst + q * SSIM_ROWS * SSIM_TILE_W);
-#pragma unroll
-        for (int k = 0; k < SSIM_GROUP / 2; k++)
-            plane[ssim_chunk(SSIM_GROUP / 2 * group + k)] = make_double2(s[2 * k], s[2 * k + 1]);
+        store_group(dst, q, group, s);
     }
 }
 

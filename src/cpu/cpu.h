@@ -52,6 +52,11 @@ void gpuimg__row_to_float(const gpuimg_planes *p, int c, int y, int r, gpuimg_bo
 void gpuimg__rows_dot(const float *const *rows, int nrows, const float *wt, int kw, int n,
                       float *out);
 
+/* Fills the r values on either side of a row of w four-byte values (float
+ * or uint32_t) that starts at line + r: each border value is its mapped
+ * interior value, or 0 outside in constant mode. */
+void gpuimg__extend_row(void *line, int w, int r, gpuimg_border border);
+
 /* A band of output rows [y0, y1): returns 0 when out of memory. */
 typedef int (*gpuimg_cpu_band_fn)(void *arg, int y0, int y1);
 /* Splits rows 0 .. rows over the backend's pool in bands of at least

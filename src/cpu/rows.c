@@ -54,14 +54,22 @@ void gpuimg__row_to_float(const gpuimg_planes *p, int c, int y, int r, gpuimg_bo
     size_t vs = gpuimg__value_size(p->depth);
     const uint8_t *row = p->plane[c] + (size_t)y * (size_t)w * vs;
     widen(row, p->depth, (size_t)w, line + r);
-    /* the 2r border values, mapped one by one (a few per row) */
-    for (int x = -r; x < 0; x++) {
+    gpuimg__extend_row(line, w, r, border);
+}
+
+void gpuimg__extend_row(void *line, int w, int r, gpuimg_border border)
+{
+    /* the 2r border values, mapped one by one (a few per row); copied as
+     * four bytes, so that float and uint32_t rows share it (0.0f is all
+     * zero bits) */
+    uint8_t *v = line;
+    for (int k = 0; k < 2 * r; k++) {
+        int x = k < r ? k - r : w + k - r; /* -r .. -1, then w .. w + r - 1 */
         int i = gpuimg__border_index(x, w, border);
-        line[x + r] = i < 0 ? 0.0f : line[r + i];
-    }
-    for (int x = w; x < w + r; x++) {
-        int i = gpuimg__border_index(x, w, border);
-        line[x + r] = i < 0 ? 0.0f : line[r + i];
+        if (i < 0)
+            memset(v + 4 * (size_t)(x + r), 0, 4);
+        else
+            memcpy(v + 4 * (size_t)(x + r), v + 4 * (size_t)(r + i), 4);
     }
 }
 

@@ -97,14 +97,7 @@ static void box_row(const gpuimg_planes *p, int c, int y, int r, gpuimg_border b
         for (int x = 0; x < w; x++)
             line[x + r] = row[x];
     }
-    for (int x = -r; x < 0; x++) {
-        int i = gpuimg__border_index(x, w, border);
-        line[x + r] = i < 0 ? 0 : line[r + i];
-    }
-    for (int x = w; x < w + r; x++) {
-        int i = gpuimg__border_index(x, w, border);
-        line[x + r] = i < 0 ? 0 : line[r + i];
-    }
+    gpuimg__extend_row(line, w, r, border);
     line[w + 2 * r] = 0; /* read only after the last window */
     /* The running sum is a chain of dependent adds, one a value: four
      * quarters of the row run side by side, so that four chains overlap
