@@ -3,6 +3,7 @@
  * by libpng and by stb_image, pixel for pixel; its size is held to libpng's
  * at the same level; its bytes do not depend on --threads. JPEG goes through
  * libjpeg-turbo and is checked against stb_image's reading of the same file. */
+#include <libdeflate.h>
 #include <png.h>
 #include <stb_image.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 /* after stdio.h: it needs FILE */
 #include <jpeglib.h>
 
+#include "deflate_join.h"
+#include "io.h"
 #include "testutil.h"
 
 static gpuimg_ctx *codec_ctx(int threads, int level)
@@ -146,6 +149,303 @@ START_TEST(png_bytes_do_not_depend_on_threads)
     }
     free(first);
     gpuimg_image_free(&img);
+}
+END_TEST
+
+/* io_png_write.c's chunk size: the joins of the cases below fall where
+ * they say only while the two agree. */
+#define PNG_CHUNK_BYTES (256 * 1024)
+
+/* Every chunk's CRC right, IEND last: libpng's simplified reader stops
+ * before IEND. */
+static void assert_png_crcs(const char *data, size_t len, const char *what)
+{
+    const uint8_t *p = (const uint8_t *)data;
+    size_t at = 8;
+    int iend = 0;
+    while (at + 12 <= len && !iend) {
+        uint32_t n = (uint32_t)p[at] << 24 | (uint32_t)p[at + 1] << 16 | p[at + 2] << 8 | p[at + 3];
+        ck_assert_msg(n <= len - at - 12, "%s: chunk past the end", what);
+        uint32_t crc = (uint32_t)crc32(0, p + at + 4, n + 4), want = 0;
+        for (int i = 0; i < 4; i++)
+            want = want << 8 | p[at + 8 + n + i];
+        ck_assert_msg(crc == want, "%s: %.4s: CRC %08x, stored %08x", what,
+                      (const char *)p + at + 4, crc, want);
+        iend = memcmp(p + at + 4, "IEND", 4) == 0;
+        at += 12 + n;
+    }
+    ck_assert_msg(iend && at == len, "%s: no IEND at the end", what);
+}
+
+/* Read back at 16 bits: the project's libpng path (libpng's own decoding)
+ * and stb_image's 16-bit reader. */
+static void assert_reads_16(gpuimg_ctx *ctx, const char *data, size_t len, const gpuimg_image *want,
+                            const char *what)
+{
+    gpuimg_image lib;
+    ck_assert_msg(gpuimg__decode_png_libpng(ctx, (const uint8_t *)data, len, "rt16.png", &lib) ==
+                      GPUIMG_OK,
+                  "%s: libpng: %s", what, gpuimg_ctx_error(ctx));
+    char msg[256];
+    ck_assert_msg(tu_images_agree(&lib, want, 1, msg, sizeof msg), "%s: libpng: %s", what, msg);
+    gpuimg_image_free(&lib);
+    int w, h, c;
+    uint16_t *px = stbi_load_16_from_memory((const uint8_t *)data, (int)len, &w, &h, &c, 0);
+    ck_assert_msg(px != NULL, "%s: stb_image: %s", what, stbi_failure_reason());
+    ck_assert_int_eq(w, want->width);
+    ck_assert_int_eq(h, want->height);
+    ck_assert_int_eq(c, want->channels);
+    ck_assert_msg(memcmp(px, want->data, (size_t)w * h * c * 2) == 0, "%s: stb reads other pixels",
+                  what);
+    stbi_image_free(px);
+}
+
+enum { RANDOM, CONSTANT, STRIPES, SMOOTH };
+
+/* RANDOM: incompressible, so libdeflate ends a chunk with a stored block
+ * (the join falls on a byte boundary); CONSTANT: every row alike, a chunk
+ * one long run of matches; STRIPES: 5 random rows, then 3 copies of the
+ * last, so chunks end in either; SMOOTH: a photograph's mix. */
+static void join_image(gpuimg_image *img, int w, int h, int c, int depth, int kind, unsigned seed)
+{
+    tu_random_image_depth(img, w, h, c, depth, seed);
+    size_t row = (size_t)w * c * (size_t)(depth / 8);
+    for (int y = 0; y < h; y++) {
+        uint8_t *r = img->data + (size_t)y * row;
+        if (kind == CONSTANT)
+            memset(r, 0x5a, row);
+        else if (kind == STRIPES && y % 8 >= 5)
+            memcpy(r, r - row, row);
+        else if (kind == SMOOTH)
+            for (size_t i = 0; i < row; i++)
+                r[i] = (uint8_t)(i / 7 + (size_t)y / 3 + (r[i] >> 6));
+    }
+}
+
+/* Images whose chunk joins fall on the tricky places: one chunk exactly,
+ * two exactly, a last chunk of one row, and each content above, at 8 and
+ * 16 bits, gray+alpha and RGB(A), at levels 0 (stored), 1, 6 and 9. */
+START_TEST(png_chunk_joins_read_back)
+{
+    static const struct {
+        int w, c, depth, chunks, extra_rows;
+    } shapes[] = {
+        {1000, 3, 8, 1, 0}, /* one chunk exactly */
+        {1000, 3, 8, 2, 0}, /* two exactly */
+        {1000, 3, 8, 2, 1}, /* and a third of one row */
+        {512, 2, 8, 3, 7},  {700, 3, 16, 2, 0},  {300, 2, 16, 2, 5},
+        {257, 4, 16, 1, 1}, {40000, 1, 8, 0, 9}, /* rows of 40 KB, more than the window */
+    };
+    static const int levels[] = {0, 1, 6, 9};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        size_t row_len = (size_t)shapes[s].w * shapes[s].c * (size_t)(shapes[s].depth / 8) + 1;
+        int rows = (int)(PNG_CHUNK_BYTES / row_len);
+        int h = rows * shapes[s].chunks + shapes[s].extra_rows;
+        for (int kind = RANDOM; kind <= SMOOTH; kind++) {
+            gpuimg_image img;
+            join_image(&img, shapes[s].w, h, shapes[s].c, shapes[s].depth, kind,
+                       (unsigned)(s * 4 + kind));
+            for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+                char what[128];
+                snprintf(what, sizeof what, "%dx%dx%d %d-bit, content %d, level %d", shapes[s].w, h,
+                         shapes[s].c, shapes[s].depth, kind, levels[l]);
+                gpuimg_ctx *ctx = codec_ctx(3, levels[l]);
+                size_t len;
+                char *data = encode_file(ctx, &img, "join.png", &len);
+                assert_png_crcs(data, len, what);
+                if (shapes[s].depth == 16) {
+                    assert_reads_16(ctx, data, len, &img, what);
+                } else {
+                    assert_libpng_reads(data, len, &img, what);
+                    assert_stb_reads(data, len, &img, what);
+                }
+                free(data);
+                gpuimg_ctx_destroy(ctx);
+            }
+            gpuimg_image_free(&img);
+        }
+    }
+}
+END_TEST
+
+static size_t ld_compress(int level, const uint8_t *in, size_t n, uint8_t **out)
+{
+    struct libdeflate_compressor *z = libdeflate_alloc_compressor(level);
+    ck_assert_ptr_nonnull(z);
+    size_t cap = libdeflate_deflate_compress_bound(z, n) + GPUIMG__DEFLATE_UNFINISH_EXTRA;
+    *out = malloc(cap);
+    ck_assert_ptr_nonnull(*out);
+    size_t got = libdeflate_deflate_compress(z, in, n, *out, cap);
+    ck_assert_uint_gt(got, 0);
+    libdeflate_free_compressor(z);
+    return got;
+}
+
+/* n bytes of one of four kinds: random, smooth (short matches and
+ * literals), zeros, or random then zeros. */
+static void walk_data(uint8_t *d, size_t n, int kind, unsigned seed)
+{
+    unsigned x = seed * 2654435761u + 1u;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        d[i] = kind == 0 || (kind == 3 && i < n / 2) ? (uint8_t)(x >> 24)
+               : kind == 1                           ? (uint8_t)(i / 5 + (x >> 30) + i % 7)
+                                                     : 0;
+    }
+}
+
+/* The walker's end of libdeflate's streams is where libdeflate's own
+ * decompressor stops, and so is its size; a stream unfinished and followed
+ * by another inflates to both, whatever bit the first one ended on. */
+START_TEST(deflate_walker_agrees_with_libdeflate)
+{
+    static const int levels[] = {0, 1, 6, 12};
+    static const size_t sizes[] = {1, 2, 100, 3000, 70000, 300000};
+    struct libdeflate_decompressor *dz = libdeflate_alloc_decompressor();
+    ck_assert_ptr_nonnull(dz);
+    uint8_t *a = malloc(2 * 300000), *back = malloc(2 * 300000 + 1);
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(back);
+    int ends[8] = {0}, stored_last = 0;
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++)
+        for (int kind = 0; kind < 4; kind++)
+            for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+                for (unsigned v = 0; v < (sizes[si] < 5000 ? 24u : 1u); v++) {
+                    /* small sizes: several lengths each, for every end bit */
+                    size_t n = sizes[si] + v;
+                    walk_data(a, 2 * n, kind, (unsigned)(l * 100 + si * 10 + v));
+                    uint8_t *z, *z2;
+                    size_t zn = ld_compress(levels[l], a, n, &z);
+                    gpuimg__deflate_shape sh;
+                    ck_assert_msg(gpuimg__deflate_walk(z, zn, &sh) == 0,
+                                  "level %d kind %d n %zu: refused", levels[l], kind, n);
+                    size_t in_used, out_len;
+                    ck_assert_int_eq(libdeflate_deflate_decompress_ex(dz, z, zn, back, n + 1,
+                                                                      &in_used, &out_len),
+                                     LIBDEFLATE_SUCCESS);
+                    ck_assert_uint_eq((sh.end + 7) / 8, in_used);
+                    ck_assert_uint_eq(in_used, zn);
+                    ck_assert_uint_eq(sh.out_len, out_len);
+                    ck_assert_uint_eq(out_len, n);
+                    ck_assert_int_eq(z[sh.last_block / 8] >> sh.last_block % 8 & 1, 1);
+                    ends[sh.end % 8]++;
+                    /* BTYPE 00; a block takes 10 bits at least: the next byte is there */
+                    unsigned hdr = (unsigned)(z[sh.last_block / 8] | z[sh.last_block / 8 + 1] << 8);
+                    stored_last += (hdr >> (sh.last_block % 8 + 1) & 3) == 0;
+                    /* then the second half after it */
+                    size_t zn2 = ld_compress(levels[l], a + n, n, &z2);
+                    size_t cap = zn + GPUIMG__DEFLATE_UNFINISH_EXTRA;
+                    ck_assert_uint_eq(gpuimg__deflate_unfinish(z, zn, cap, n + 1), 0);
+                    size_t head = gpuimg__deflate_unfinish(z, zn, cap, n);
+                    ck_assert_uint_gt(head, 0);
+                    uint8_t *joined = malloc(head + zn2);
+                    ck_assert_ptr_nonnull(joined);
+                    memcpy(joined, z, head);
+                    memcpy(joined + head, z2, zn2);
+                    ck_assert_int_eq(libdeflate_deflate_decompress_ex(dz, joined, head + zn2, back,
+                                                                      2 * n + 1, &in_used,
+                                                                      &out_len),
+                                     LIBDEFLATE_SUCCESS);
+                    ck_assert_uint_eq(in_used, head + zn2);
+                    ck_assert_uint_eq(out_len, 2 * n);
+                    ck_assert_msg(memcmp(back, a, 2 * n) == 0, "level %d kind %d n %zu: joined",
+                                  levels[l], kind, n);
+                    free(joined);
+                    free(z);
+                    free(z2);
+                }
+    for (int i = 0; i < 8; i++) /* every way a join can fall */
+        ck_assert_msg(ends[i] > 0, "no stream ended at bit %d of a byte", i);
+    ck_assert_int_gt(stored_last, 0);
+    free(a);
+    free(back);
+    libdeflate_free_decompressor(dz);
+}
+END_TEST
+
+/* What the walker takes, libdeflate inflates to the same end and size. */
+static void assert_walk_sound(struct libdeflate_decompressor *dz, const uint8_t *z, size_t zn,
+                              const char *what)
+{
+    gpuimg__deflate_shape sh;
+    if (gpuimg__deflate_walk(z, zn, &sh) != 0)
+        return;
+    ck_assert_uint_le(sh.end, (uint64_t)zn * 8);
+    ck_assert_uint_le(sh.last_block, sh.end);
+    size_t out_cap = (size_t)sh.out_len + 1, in_used, out_len;
+    uint8_t *out = malloc(out_cap);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_msg(libdeflate_deflate_decompress_ex(dz, z, zn, out, out_cap, &in_used, &out_len) ==
+                      LIBDEFLATE_SUCCESS,
+                  "%s: the walker takes what libdeflate refuses", what);
+    ck_assert_uint_eq(in_used, (sh.end + 7) / 8);
+    ck_assert_uint_eq(out_len, sh.out_len);
+    free(out);
+}
+
+/* Truncated, bit-flipped and random streams: an error or a sound walk,
+ * never a read past the buffer (make test-sanitize runs this under ASan). */
+START_TEST(deflate_walker_refuses_garbage)
+{
+    struct libdeflate_decompressor *dz = libdeflate_alloc_decompressor();
+    ck_assert_ptr_nonnull(dz);
+    uint8_t *a = malloc(20000);
+    ck_assert_ptr_nonnull(a);
+    static const int levels[] = {1, 6, 12};
+    gpuimg__deflate_shape sh;
+    ck_assert_int_eq(gpuimg__deflate_walk(a, 0, &sh), -1);
+    for (size_t l = 0; l < sizeof levels / sizeof levels[0]; l++) {
+        walk_data(a, 20000, 1, (unsigned)l);
+        uint8_t *z;
+        size_t zn = ld_compress(levels[l], a, 20000, &z);
+        for (size_t cut = 0; cut < zn; cut++) { /* copied: ASan sees a read past the cut */
+            uint8_t *t = malloc(cut ? cut : 1);
+            ck_assert_ptr_nonnull(t);
+            memcpy(t, z, cut);
+            ck_assert_msg(gpuimg__deflate_walk(t, cut, &sh) == -1, "level %d: cut at %zu of %zu",
+                          levels[l], cut, zn);
+            ck_assert_uint_eq(gpuimg__deflate_unfinish(t, cut, cut + 5, 20000), 0);
+            free(t);
+        }
+        size_t flips = zn * 8 < 4000 ? zn * 8 : 4000; /* the headers and the first symbols */
+        for (size_t bit = 0; bit < flips; bit++) {
+            uint8_t *t = malloc(zn);
+            ck_assert_ptr_nonnull(t);
+            memcpy(t, z, zn);
+            t[bit / 8] ^= (uint8_t)(1u << bit % 8);
+            assert_walk_sound(dz, t, zn, "bit flip");
+            free(t);
+        }
+        /* trailing bytes: the walk stops at the end, the join refuses */
+        uint8_t *t = malloc(zn + 8);
+        ck_assert_ptr_nonnull(t);
+        memcpy(t, z, zn);
+        memset(t + zn, 0, 8);
+        ck_assert_int_eq(gpuimg__deflate_walk(t, zn + 1, &sh), 0);
+        ck_assert_uint_eq(gpuimg__deflate_unfinish(t, zn + 1, zn + 8, 20000), 0);
+        ck_assert_uint_eq(gpuimg__deflate_unfinish(t, zn, zn, 20000) == 0,
+                          (sh.end % 8) != 0); /* no room for the stored block */
+        free(t);
+        free(z);
+    }
+    unsigned x = 12345;
+    for (int i = 0; i < 20000; i++) { /* random bytes of random lengths */
+        size_t n = (size_t)(i % 97);
+        uint8_t *t = malloc(n ? n : 1);
+        ck_assert_ptr_nonnull(t);
+        for (size_t k = 0; k < n; k++) {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            t[k] = (uint8_t)(x >> 24);
+        }
+        assert_walk_sound(dz, t, n, "random bytes");
+        free(t);
+    }
+    free(a);
+    libdeflate_free_decompressor(dz);
 }
 END_TEST
 
@@ -561,6 +861,9 @@ Suite *codecs_suite(void)
     tcase_add_test(tc, png_read_back_by_libpng_and_stb);
     tcase_add_test(tc, png_bytes_do_not_depend_on_threads);
     tcase_add_test(tc, png_size_close_to_libpng);
+    tcase_add_test(tc, png_chunk_joins_read_back);
+    tcase_add_test(tc, deflate_walker_agrees_with_libdeflate);
+    tcase_add_test(tc, deflate_walker_refuses_garbage);
     tcase_add_test(tc, png_reader_every_filter_type);
     tcase_add_test(tc, png_reader_refuses_bad_filter_type);
     tcase_add_test(tc, jpeg_every_channel_count);
