@@ -41,6 +41,15 @@ CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CU_SRC   = $(wildcard kernels/*.cu)
 LIB_SRC := $(filter-out src/cuda_absent.c,$(LIB_SRC))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+# nvJPEG is loaded at run time (kernels/nvjpeg_api.cu), so only its header
+# is needed to build: the toolkit's, or where the toolkit lacks it (the
+# development machines, CI) the one in PyPI's nvidia-nvjpeg wheel, fetched
+# once into the build folder. The wheel's major version is the toolkit's.
+ifeq ($(wildcard $(CUDA_HOME)/include/nvjpeg.h),)
+NVJPEG_WHEEL ?= nvidia-nvjpeg==13.3.2.43
+NVJPEG_H = $(BUILD)/nvjpeg/include/nvjpeg.h
+NVJPEG_INC = -I$(BUILD)/nvjpeg/include
+endif
 endif
 
 LIB_OBJ  = $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -86,9 +95,12 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.cu
+$(BUILD)/nvjpeg/include/nvjpeg.h:
+	sh tools/fetch_nvjpeg_header.sh "$(NVJPEG_WHEEL)" $(BUILD)/nvjpeg
+
+$(BUILD)/%.o: %.cu | $(NVJPEG_H)
 	@mkdir -p $(dir $@)
-	$(NVCC) -std=c++17 $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Werror all-warnings \
+	$(NVCC) -std=c++17 $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc $(NVJPEG_INC) -Werror all-warnings \
 	    -Xcompiler -Wall,-Wextra,-Werror -MMD -MP -c -o $@ $<
 
 # The suites find the program and the goldens through these variables.

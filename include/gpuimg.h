@@ -169,6 +169,16 @@ int gpuimg_backend_from_name(const char *name, gpuimg_backend_kind *out);
 /* The name of a kind ("auto", "cpu", "cuda"); "?" for no kind. */
 const char *gpuimg_backend_kind_name(gpuimg_backend_kind kind);
 
+/* Where JPEG files are decoded and encoded (SPEC §4): AUTO, on the GPU
+ * (nvJPEG) when the image's steps run on CUDA and nvJPEG loads, else the
+ * CPU (libjpeg-turbo); CPU always; GPU: as AUTO, but CUDA is used whatever
+ * the image's size (as --backend cuda), and a missing nvJPEG is an error. */
+typedef enum gpuimg_jpeg_codec {
+    GPUIMG_JPEG_AUTO = 0,
+    GPUIMG_JPEG_CPU,
+    GPUIMG_JPEG_GPU
+} gpuimg_jpeg_codec;
+
 typedef struct gpuimg_config {
     gpuimg_backend_kind backend; /* default AUTO */
     int device;                  /* CUDA device ordinal */
@@ -191,6 +201,7 @@ typedef struct gpuimg_config {
     /* Non-fatal messages (16-bit input reduced, backend fallback); may be NULL. */
     void (*warn)(void *user, const char *message);
     void *warn_user;
+    gpuimg_jpeg_codec jpeg_codec; /* default AUTO */
 } gpuimg_config;
 
 /* Fills cfg with the documented defaults. */
@@ -326,6 +337,20 @@ gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *c
  * left freed (empty) whether or not the run succeeds. */
 gpuimg_status gpuimg_run_consume(gpuimg_ctx *ctx, gpuimg_image *in, gpuimg_step *const *steps,
                                  int nsteps, gpuimg_image *out);
+
+/* One file through the steps into another: gpuimg_load, gpuimg_run_consume
+ * and gpuimg_save in one, except that on CUDA a JPEG is decoded and
+ * encoded on the device (SPEC §4, --jpeg-codec), so that only its
+ * compressed bytes cross to it. "-" reads stdin and writes stdout (format:
+ * its format, NONE for PNG). info, when not NULL, gets the shapes read and
+ * written. */
+typedef struct gpuimg_process_info {
+    int in_width, in_height, in_channels;
+    int out_width, out_height, out_channels;
+} gpuimg_process_info;
+gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *out,
+                                  gpuimg_format format, gpuimg_step *const *steps, int nsteps,
+                                  gpuimg_process_info *info);
 
 /* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
 

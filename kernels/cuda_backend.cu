@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "device.cuh"
+#include "jpeg_codec.h"
 #include "kernels.h"
 
 namespace
@@ -33,8 +34,8 @@ struct CudaBackend {
     // Histogram counts: channels << depth of them (4 x 256 from the start,
     // grown to 4 x 65536 by the first 16-bit histogram).
     unsigned long long *d_counts = nullptr;
-    size_t counts_size = 0;        // bytes
-    void *d_partials = nullptr;    // the 16-bit histogram's per-block counts
+    size_t counts_size = 0;     // bytes
+    void *d_partials = nullptr; // the 16-bit histogram's per-block counts
     size_t partials_size = 0;
     double *d_ssim = nullptr;
     float *d_weights = nullptr; // a two-pass blur's weights, GPUIMG_CUDA_MAX_WEIGHTS
@@ -46,6 +47,11 @@ struct CudaBackend {
     static constexpr int SPARE_BLOCKS = 4;
     void *spare[SPARE_BLOCKS] = {};
     size_t spare_bytes[SPARE_BLOCKS] = {};
+    // nvJPEG, set up on the first JPEG (jpeg_codec.cu); jpeg_why says why
+    // not when that failed.
+    GpuJpeg *jpeg = nullptr;
+    bool jpeg_tried = false;
+    char jpeg_why[200] = "";
 };
 
 constexpr size_t SMALL_COUNTS = 4 * 256;
@@ -143,9 +149,9 @@ gpuimg_status reserve_interleaved(CudaBackend *cb, size_t bytes)
 // the kernels that make them.
 gpuimg_status reserve_counts(CudaBackend *cb, int planes, int depth, size_t n)
 {
-    gpuimg_status st = reserve(cb, reinterpret_cast<void **>(&cb->d_counts), &cb->counts_size,
-                               ((size_t)planes << depth) * sizeof(unsigned long long),
-                               "cudaMalloc (counts)");
+    gpuimg_status st =
+        reserve(cb, reinterpret_cast<void **>(&cb->d_counts), &cb->counts_size,
+                ((size_t)planes << depth) * sizeof(unsigned long long), "cudaMalloc (counts)");
     if (st == GPUIMG_OK)
         st = reserve(cb, &cb->d_partials, &cb->partials_size,
                      gpuimg__cuda_histogram_scratch(planes, depth, n), "cudaMalloc (partials)");
@@ -169,8 +175,8 @@ gpuimg_status check_depth(CudaBackend *cb, int depth, const char *what, bool flo
 {
     if (depth == 8 || depth == 16 || (floats && depth == GPUIMG_DEPTH_FLOAT))
         return GPUIMG_OK;
-    snprintf(cb->base.message, sizeof cb->base.message, "%s: depth %d (not 8 or 16%s)", what,
-             depth, floats ? " or float" : "");
+    snprintf(cb->base.message, sizeof cb->base.message, "%s: depth %d (not 8 or 16%s)", what, depth,
+             floats ? " or float" : "");
     return GPUIMG_ERR_INTERNAL;
 }
 
@@ -194,6 +200,7 @@ void cuda_close(gpuimg_backend *be)
     CudaBackend *cb = cuda(be);
     // Teardown errors cannot be reported any more; the process is leaving
     // the backend either way.
+    gpuimg__gpujpeg_destroy(cb->jpeg);
     for (void *block : cb->spare)
         cudaFree(block);
     cudaFree(cb->d_scratch);
@@ -211,6 +218,7 @@ void cuda_close(gpuimg_backend *be)
 }
 
 gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msglen);
+int cuda_jpeg_ready(gpuimg_backend *be, char *why, size_t len);
 
 void cuda_describe(gpuimg_backend *be, char *text, size_t len)
 {
@@ -224,6 +232,12 @@ void cuda_describe(gpuimg_backend *be, char *text, size_t len)
              cb->device, cb->prop.name, cb->prop.totalGlobalMem / 1073741824.0, cb->prop.major,
              cb->prop.minor, cb->prop.multiProcessorCount, runtime / 1000, runtime % 1000 / 10,
              driver / 1000, driver % 1000 / 10);
+    char jpeg[512];
+    size_t used = strlen(text);
+    if (used < len && cuda_jpeg_ready(be, jpeg, sizeof jpeg))
+        gpuimg__gpujpeg_describe(cb->jpeg, jpeg, sizeof jpeg);
+    if (used < len)
+        snprintf(text + used, len - used, "; JPEG: %s", jpeg);
 }
 
 gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int h, int c,
@@ -598,6 +612,49 @@ gpuimg_status cuda_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg
     return GPUIMG_OK;
 }
 
+// ---- JPEG (jpeg_codec.cu) ----
+
+int cuda_jpeg_ready(gpuimg_backend *be, char *why, size_t len)
+{
+    CudaBackend *cb = cuda(be);
+    if (usable(cb) != GPUIMG_OK) {
+        snprintf(why, len, "%s", cb->base.message);
+        return 0;
+    }
+    if (!cb->jpeg_tried) {
+        cb->jpeg_tried = true;
+        cb->jpeg = gpuimg__gpujpeg_create(cb->jpeg_why, sizeof cb->jpeg_why);
+    }
+    if (!cb->jpeg)
+        snprintf(why, len, "%s", cb->jpeg_why);
+    return cb->jpeg != nullptr;
+}
+
+gpuimg_status cuda_jpeg_decode(gpuimg_backend *be, int n, const uint8_t *const *data,
+                               const size_t *size, gpuimg_planes *const *dst, int *refused)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = usable(cb);
+    if (st != GPUIMG_OK)
+        return st;
+    st = gpuimg__gpujpeg_decode(cb->jpeg, cb->stream, n, data, size, dst, refused, cb->base.message,
+                                sizeof cb->base.message);
+    if (st == GPUIMG_ERR_DEVICE && cudaGetLastError() != cudaSuccess && !cb->broken[0])
+        snprintf(cb->broken, sizeof cb->broken, "%s", cb->base.message);
+    return st;
+}
+
+gpuimg_status cuda_jpeg_encode(gpuimg_backend *be, const gpuimg_planes *src, int quality,
+                               uint8_t **out, size_t *len)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = usable(cb);
+    if (st != GPUIMG_OK)
+        return st;
+    return gpuimg__gpujpeg_encode(cb->jpeg, cb->stream, src, quality, out, len, cb->base.message,
+                                  sizeof cb->base.message);
+}
+
 gpuimg_status cuda_synchronize(gpuimg_backend *be)
 {
     CudaBackend *cb = cuda(be);
@@ -636,6 +693,9 @@ gpuimg_backend_ops make_cuda_ops()
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;
     o.ssim = cuda_ssim;
+    o.jpeg_ready = cuda_jpeg_ready;
+    o.jpeg_decode = cuda_jpeg_decode;
+    o.jpeg_encode = cuda_jpeg_encode;
     return o;
 }
 

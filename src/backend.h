@@ -147,6 +147,21 @@ typedef struct gpuimg_backend_ops {
      * L = 255 (its constants scale with L²), so one float path serves both. */
     gpuimg_status (*ssim)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
                           const uint8_t *ignore, double *sum);
+
+    /* JPEG on the device (SPEC §4; NULL for a backend without it, the
+     * CPU's). jpeg_ready: 1 when the codec can be used (set up on first
+     * call), else 0 with the reason. jpeg_decode: n files' bytes (host
+     * memory) into dst[i], 8-bit planes the caller allocated at the file's
+     * size, 1 for a grayscale file and 3 for colour; refused[i] set for a
+     * file the device would not or could not decode, which the caller
+     * decodes on the CPU. jpeg_encode: 8-bit planes, 1 or 3 (the colour
+     * planes; alpha is not JPEG's), into *out (malloc'ed, the caller's),
+     * chroma subsampled as the CPU encoder does, no metadata. */
+    int (*jpeg_ready)(gpuimg_backend *be, char *why, size_t len);
+    gpuimg_status (*jpeg_decode)(gpuimg_backend *be, int n, const uint8_t *const *data,
+                                 const size_t *size, gpuimg_planes *const *dst, int *refused);
+    gpuimg_status (*jpeg_encode)(gpuimg_backend *be, const gpuimg_planes *src, int quality,
+                                 uint8_t **out, size_t *len);
 } gpuimg_backend_ops;
 
 /* Figures derived once for every backend from exact integers

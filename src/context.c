@@ -157,6 +157,10 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
     if (c.png_level < 0 || c.png_level > 9 || c.jpeg_quality < 1 || c.jpeg_quality > 100 ||
         c.threads < 0 || c.device < 0 || (c.depth != 0 && c.depth != 8 && c.depth != 16))
         return GPUIMG_ERR_USAGE;
+    /* nvJPEG runs on the CUDA device: asking for it and for the CPU is a contradiction */
+    if ((unsigned)c.jpeg_codec > GPUIMG_JPEG_GPU ||
+        (c.jpeg_codec == GPUIMG_JPEG_GPU && c.backend == GPUIMG_BACKEND_CPU))
+        return GPUIMG_ERR_USAGE;
     if (c.max_pixels == 0)
         c.max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
     gpuimg_ctx *ctx = calloc(1, sizeof *ctx);
@@ -359,10 +363,10 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
     gpuimg_backend_kind want = ctx->cfg.backend;
     /* One channel: gpuimg_run will count the real ones, never fewer, so
      * "auto" then takes the device this started. */
-    int device = want == GPUIMG_BACKEND_CUDA ||
-                 (want == GPUIMG_BACKEND_AUTO &&
-                  cpu_wall_ns(ctx, (double)width * (double)height * ctx->expect_ns) >=
-                      GPUIMG_AUTO_CPU_NS);
+    int device =
+        want == GPUIMG_BACKEND_CUDA ||
+        (want == GPUIMG_BACKEND_AUTO &&
+         cpu_wall_ns(ctx, (double)width * (double)height * ctx->expect_ns) >= GPUIMG_AUTO_CPU_NS);
     ctx->expect_ns = 0; /* once: for the next image only */
     struct backend_opener *o = device ? calloc(1, sizeof *o) : NULL;
     if (!o) {

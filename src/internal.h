@@ -142,6 +142,14 @@ gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpu
 gpuimg_status gpuimg__image_convert_depth(gpuimg_ctx *ctx, const gpuimg_image *src, int depth,
                                           gpuimg_image *dst);
 
+/* The steps (finished) on resident planes: *cur becomes the result (on
+ * failure it is still the caller's to free). Then the planes into a new
+ * image from the context's buffers. */
+gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
+                                      gpuimg_step *const *steps, int nsteps, gpuimg_planes *cur);
+gpuimg_status gpuimg__download(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_planes *cur,
+                               gpuimg_image *out);
+
 /* Upload a host image into freshly allocated planes of the backend. */
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
                              gpuimg_planes *planes);

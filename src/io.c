@@ -296,6 +296,28 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
 gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
 {
     memset(out, 0, sizeof *out);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    gpuimg_status st = gpuimg__read_file(ctx, path, &data, &size);
+    if (st != GPUIMG_OK)
+        return st;
+    st = gpuimg__load_owned(ctx, data, size, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
+    return st;
+}
+
+gpuimg_status gpuimg__load_owned(gpuimg_ctx *ctx, uint8_t *data, size_t size, const char *name,
+                                 gpuimg_image *out)
+{
+    ctx->input_owned = data; /* a decoder may free them once it has read them */
+    gpuimg_status st = load_bytes(ctx, data, size, name, out);
+    gpuimg__input_release(ctx, data);
+    return st;
+}
+
+gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out, size_t *out_size)
+{
+    *out = NULL;
+    *out_size = 0;
     int is_stdin = strcmp(path, "-") == 0;
     const char *name = is_stdin ? "<stdin>" : path;
     FILE *f = stdin;
@@ -320,11 +342,10 @@ gpuimg_status gpuimg_load(gpuimg_ctx *ctx, const char *path, gpuimg_image *out)
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     if (!is_stdin)
         fclose(f);
-    if (st != GPUIMG_OK)
-        return st;
-    ctx->input_owned = data; /* a decoder may free them once it has read them */
-    st = load_bytes(ctx, data, size, name, out);
-    gpuimg__input_release(ctx, data);
+    if (st == GPUIMG_OK) {
+        *out = data;
+        *out_size = size;
+    }
     return st;
 }
 

@@ -33,6 +33,11 @@ typedef enum gpuimg__codec {
 /* The codec for a file's first bytes (at least 18 of them for TGA, which
  * has no signature), or NONE. */
 gpuimg__codec gpuimg__sniff(const uint8_t *data, size_t size);
+/* A file's (or "-": stdin's) bytes, malloc'ed; and gpuimg_load of bytes so
+ * read, which it frees (possibly early, as the decoder is done with them). */
+gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out, size_t *size);
+gpuimg_status gpuimg__load_owned(gpuimg_ctx *ctx, uint8_t *data, size_t size, const char *name,
+                                 gpuimg_image *out);
 
 int gpuimg__is_png(const uint8_t *data, size_t size);
 /* TIFF (io_tiff.c): "II*\0" or "MM\0*"; its probe reads the tags alone. */
@@ -73,6 +78,11 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
 gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                         const char *name, gpuimg_image *out);
 int gpuimg__is_jpeg(const uint8_t *data, size_t size);
+/* A JPEG file already encoded (the GPU's, without metadata) written to path
+ * ("-": stdout) as gpuimg_save writes one: atomically, with the metadata
+ * of hdr (an image of the output's shape; its pixels are not read). */
+gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const uint8_t *jpeg,
+                                      size_t len, const gpuimg_image *hdr);
 gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
 /* The same in exactly `bands` bands read one after another on this thread:

@@ -347,3 +347,37 @@ gpuimg_status gpuimg__encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name,
     free(gray);
     return st;
 }
+
+struct jpeg_bytes {
+    const char *name;
+    const uint8_t *jpeg;
+    size_t len;
+    const gpuimg_image *hdr;
+};
+
+static gpuimg_status write_jpeg_bytes(gpuimg_ctx *ctx, FILE *f, void *user)
+{
+    struct jpeg_bytes *b = user;
+    errno = 0;
+    if (!write_with_metadata(ctx, f, b->name, b->jpeg, b->len, b->hdr))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", b->name,
+                            strerror(errno ? errno : EIO));
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const uint8_t *jpeg,
+                                      size_t len, const gpuimg_image *hdr)
+{
+    int is_stdout = strcmp(path, "-") == 0;
+    struct jpeg_bytes b = {is_stdout ? "<stdout>" : path, jpeg, len, hdr};
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st = GPUIMG_OK;
+    if (is_stdout) {
+        if ((st = write_jpeg_bytes(ctx, stdout, &b)) == GPUIMG_OK && fflush(stdout) != 0)
+            st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "<stdout>: %s", strerror(errno));
+    } else if ((st = gpuimg_check_output(ctx, path, NULL)) == GPUIMG_OK) {
+        st = gpuimg__write_atomic(ctx, path, write_jpeg_bytes, &b);
+    }
+    ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+    return st;
+}

@@ -29,6 +29,43 @@ gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_i
     return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, "upload");
 }
 
+gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
+                                      gpuimg_step *const *steps, int nsteps, gpuimg_planes *cur)
+{
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st = GPUIMG_OK;
+    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
+        gpuimg_planes next;
+        st = gpuimg__step_apply(ctx, be, steps[i], cur, &next, -1);
+        if (st == GPUIMG_OK) {
+            be->ops->planes_free(be, cur);
+            *cur = next;
+        }
+    }
+    if (st == GPUIMG_OK && be->ops->synchronize && (st = be->ops->synchronize(be)) != GPUIMG_OK)
+        gpuimg__backend_fail(ctx, st, "kernels");
+    if (!ctx->reuse_memory && be->ops->trim) /* the steps' spare planes: not for the download */
+        be->ops->trim(be);
+    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+    return st;
+}
+
+gpuimg_status gpuimg__download(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_planes *cur,
+                               gpuimg_image *out)
+{
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st =
+        gpuimg__image_take_depth(ctx, out, cur->width, cur->height, cur->channels, cur->depth);
+    if (st != GPUIMG_OK)
+        gpuimg__fail(ctx, st, "output image: %s", gpuimg_strerror(st));
+    else if ((st = be->ops->download(be, cur, out)) != GPUIMG_OK) {
+        gpuimg_image_free(out);
+        gpuimg__backend_fail(ctx, st, "download");
+    }
+    ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
+    return st;
+}
+
 /* gpuimg_run, and gpuimg_run_consume when `take` is the input to free. */
 static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_image *take,
                                gpuimg_step *const *steps, int nsteps, gpuimg_image *out)
@@ -61,37 +98,15 @@ static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_i
             gpuimg__image_discard(take);
     }
 
-    double t0 = gpuimg__now_ms();
-    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
-        gpuimg_planes next;
-        st = gpuimg__step_apply(ctx, be, steps[i], &cur, &next, -1);
-        if (st == GPUIMG_OK) {
-            be->ops->planes_free(be, &cur);
-            cur = next;
-        }
-    }
-    if (st == GPUIMG_OK && be->ops->synchronize && (st = be->ops->synchronize(be)) != GPUIMG_OK)
-        gpuimg__backend_fail(ctx, st, "kernels");
-    if (!ctx->reuse_memory && be->ops->trim) /* the steps' spare planes: not for the download */
-        be->ops->trim(be);
-    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
-
-    if (st == GPUIMG_OK) {
-        t0 = gpuimg__now_ms();
-        st = gpuimg__image_take_depth(ctx, out, cur.width, cur.height, cur.channels, cur.depth);
-        if (st != GPUIMG_OK)
-            gpuimg__fail(ctx, st, "output image: %s", gpuimg_strerror(st));
-        else if ((st = be->ops->download(be, &cur, out)) != GPUIMG_OK) {
-            gpuimg_image_free(out);
-            gpuimg__backend_fail(ctx, st, "download");
-        } else if (meta) {
+    st = gpuimg__steps_on_planes(ctx, be, steps, nsteps, &cur);
+    if (st == GPUIMG_OK && (st = gpuimg__download(ctx, be, &cur, out)) == GPUIMG_OK) {
+        if (meta) {
             out->meta = meta; /* the output carries the input's metadata */
             meta = NULL;
         } else if (in->meta && !(out->meta = gpuimg__metadata_dup(in->meta))) {
             gpuimg_image_free(out);
             st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
         }
-        ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
     }
     be->ops->planes_free(be, &cur);
     if (!ctx->reuse_memory && be->ops->trim)

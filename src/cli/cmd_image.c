@@ -69,26 +69,18 @@ static int process(cli *c, const char *in, const char *out, gpuimg_step **steps,
     int rc = cli_check_output(c, out, in);
     if (rc >= 0)
         return rc;
-    gpuimg_image src, dst;
     gpuimg_status st = gpuimg_ctx_expect(c->ctx, steps, nsteps);
     if (st != GPUIMG_OK)
         return cli_fail(c, st);
-    st = gpuimg_load(c->ctx, in, &src);
-    if (st != GPUIMG_OK)
-        return cli_fail(c, st);
-    int w = src.width, h = src.height, channels = src.channels;
-    st = gpuimg_run_consume(c->ctx, &src, steps, nsteps, &dst);
-    if (st == GPUIMG_OK) {
-        if (c->verbose) {
-            const char *backend = "?";
-            gpuimg_ctx_backend(c->ctx, &backend);
-            fprintf(stderr,
-                    "gpuimg: %s: %s (%dx%d, %d channels) -> %s (%dx%d, %d channels), %s backend\n",
-                    c->command, in, w, h, channels, out, dst.width, dst.height, dst.channels,
-                    backend);
-        }
-        st = gpuimg_save(c->ctx, out, c->format, &dst);
-        gpuimg_image_free(&dst);
+    gpuimg_process_info info;
+    st = gpuimg_process_file(c->ctx, in, out, c->format, steps, nsteps, &info);
+    if (st == GPUIMG_OK && c->verbose) {
+        const char *backend = "?";
+        gpuimg_ctx_backend(c->ctx, &backend);
+        fprintf(stderr,
+                "gpuimg: %s: %s (%dx%d, %d channels) -> %s (%dx%d, %d channels), %s backend\n",
+                c->command, in, info.in_width, info.in_height, info.in_channels, out,
+                info.out_width, info.out_height, info.out_channels, backend);
     }
     return st == GPUIMG_OK ? 0 : cli_fail(c, st);
 }

@@ -24,6 +24,7 @@ enum {
     G_STRIP,
     G_WEBP_LOSSLESS,
     G_DEPTH,
+    G_JPEG_CODEC,
 };
 
 const struct option cli_global_options[] = {
@@ -41,6 +42,7 @@ const struct option cli_global_options[] = {
     {"strip", no_argument, NULL, G_STRIP},
     {"webp-lossless", no_argument, NULL, G_WEBP_LOSSLESS},
     {"depth", required_argument, NULL, G_DEPTH},
+    {"jpeg-codec", required_argument, NULL, G_JPEG_CODEC},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
 };
@@ -56,6 +58,9 @@ static void global_help(void)
            "  --time                   per-stage timings on stderr\n"
            "  --png-level 0-9          PNG compression level (default 6)\n"
            "  --jpeg-quality 1-100     JPEG quality (default 90)\n"
+           "  --jpeg-codec auto|cpu|gpu  where JPEG is decoded and encoded: gpu is nvJPEG on\n"
+           "                           the CUDA device, cpu libjpeg-turbo (default auto: gpu\n"
+           "                           when the steps run on CUDA and nvJPEG is present)\n"
            "  --threads N              worker threads, 1-1024 (default, and 0: all cores)\n"
            "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
            "  --format F               output format when OUT is '-': %s\n"
@@ -185,6 +190,18 @@ int cli_global_option(cli *c, int opt, const char *arg)
         }
         c->cfg.depth = atoi(arg);
         break;
+    case G_JPEG_CODEC:
+        if (strcmp(arg, "auto") == 0)
+            c->cfg.jpeg_codec = GPUIMG_JPEG_AUTO;
+        else if (strcmp(arg, "cpu") == 0)
+            c->cfg.jpeg_codec = GPUIMG_JPEG_CPU;
+        else if (strcmp(arg, "gpu") == 0)
+            c->cfg.jpeg_codec = GPUIMG_JPEG_GPU;
+        else {
+            cli_error(c, "--jpeg-codec: '%s' is not auto, cpu or gpu", arg);
+            return EXIT_USAGE;
+        }
+        break;
     case G_PNG_LEVEL:
         if ((rc = whole_number(c, "png-level", arg, 0, 9, &v)) < 0)
             c->cfg.png_level = (int)v;
@@ -312,6 +329,10 @@ int cli_open(cli *c)
 {
     c->cfg.warn = warn_cb;
     c->cfg.warn_user = c;
+    if (c->cfg.jpeg_codec == GPUIMG_JPEG_GPU && c->cfg.backend == GPUIMG_BACKEND_CPU) {
+        cli_error(c, "--jpeg-codec gpu needs the CUDA backend, not --backend cpu");
+        return EXIT_USAGE;
+    }
     gpuimg_status st = gpuimg_ctx_create(&c->cfg, &c->ctx);
     if (st != GPUIMG_OK) {
         cli_error(c, "%s", gpuimg_strerror(st));
