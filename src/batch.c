@@ -40,12 +40,18 @@
 #include "batch_plan.h"
 #include "host_buffers.h"
 #include "internal.h"
+#include "io.h"
+#include "jpeg_gpu.h"
 #include "pool.h"
 
 /* Device-stage workers per GPU: while one waits for its image's copies,
  * the others' kernels run (four kept an H100 fed where two left it
  * waiting). */
 #define STREAMS_PER_DEVICE 4
+/* JPEG files one device worker hands nvJPEG at once: the hardware engine
+ * spreads a batch over its cores (an H100 has seven), and four workers'
+ * batches keep it fed while each worker's kernels and encodes run. */
+#define JPEG_BATCH 8
 #define PATH_BUF GPUIMG__PATH_BUF
 
 static atomic_int batch_cancelled;
@@ -61,7 +67,11 @@ typedef struct item {
     gpuimg_task task; /* first: an item is its own encode job */
     struct batch *b;
     size_t index;
-    gpuimg_image image;
+    gpuimg_image image; /* decoded on the CPU, or */
+    uint8_t *bytes;     /* the file, for the device's decoder (jf) */
+    size_t size;
+    gpuimg__jpeg_file jf;
+    gpuimg__output out; /* the device stage's result, for the encode job */
 } item;
 
 typedef struct queue {
@@ -100,6 +110,21 @@ static void queue_push(queue *q, item *it)
     pthread_mutex_unlock(&q->lock);
 }
 
+/* The next item if one is queued now, else NULL at once. */
+static item *queue_try_pop(queue *q)
+{
+    pthread_mutex_lock(&q->lock);
+    item *it = NULL;
+    if (q->count > 0) {
+        it = q->slots[q->head];
+        q->head = (q->head + 1) % q->cap;
+        q->count--;
+        pthread_cond_broadcast(&q->changed);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return it;
+}
+
 /* NULL once the queue is empty and every producer has finished. */
 static item *queue_pop(queue *q)
 {
@@ -135,6 +160,9 @@ typedef struct batch {
     atomic_size_t next; /* the next file to decode */
     atomic_int stop;    /* --fail-fast tripped */
     atomic_int abort;   /* the device stage failed to start: drop everything */
+    /* whether the device stage decodes and encodes JPEG (nvJPEG): -1 until
+     * it has opened; the decoders keep a JPEG's bytes for it unless 0 */
+    atomic_int device_jpeg;
     queue to_device;
     gpuimg_pool *pool;            /* the encode jobs and their pieces */
     int one_pool;                 /* the CPU batch: a file is one job (file_job) */
@@ -202,8 +230,12 @@ static void gate_enter(batch *b)
 
 static void gate_leave(batch *b, item *it)
 {
-    if (it)
+    if (it) {
         gpuimg_image_free(&it->image);
+        free(it->bytes);
+        gpuimg__jpeg_file_free(&it->jf);
+        gpuimg__output_free(&it->out);
+    }
     free(it);
     pthread_mutex_lock(&b->gate_lock);
     b->in_flight--;
@@ -226,6 +258,29 @@ static item *new_item(batch *b, size_t i)
     return it;
 }
 
+/* A decoder's part: the file read, and decoded unless the device's decoder
+ * will take it (a JPEG it may decode, jpeg_gpu.h), whose bytes and
+ * metadata the item keeps instead. */
+static gpuimg_status read_for_device(gpuimg_ctx *ctx, batch *b, const char *input, item *it)
+{
+    if (atomic_load(&b->device_jpeg) == 0 || b->cfg.jpeg_codec == GPUIMG_JPEG_CPU)
+        return gpuimg_load(ctx, input, &it->image);
+    uint8_t *data;
+    size_t size;
+    int eligible = 0;
+    gpuimg_status st = gpuimg__read_file(ctx, input, &data, &size);
+    if (st == GPUIMG_OK &&
+        (st = gpuimg__jpeg_probe(ctx, input, data, size, &it->jf, &eligible)) != GPUIMG_OK)
+        free(data);
+    else if (st == GPUIMG_OK && eligible) {
+        it->bytes = data;
+        it->size = size;
+        it->jf.name = NULL; /* input is this function's; the decode needs no name */
+    } else if (st == GPUIMG_OK)
+        st = gpuimg__load_owned(ctx, data, size, input, &it->image);
+    return st;
+}
+
 static void *decode_worker(void *arg)
 {
     worker *w = arg;
@@ -246,7 +301,7 @@ static void *decode_worker(void *arg)
             continue;
         char input[PATH_BUF];
         snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[i]);
-        if (gpuimg_load(w->ctx, input, &it->image) != GPUIMG_OK) {
+        if (read_for_device(w->ctx, b, input, it) != GPUIMG_OK) {
             report(b, i, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
             gate_leave(b, it);
             continue;
@@ -272,26 +327,115 @@ static void add_timings(batch *b, const gpuimg_ctx *ctx)
     pthread_mutex_unlock(&b->report_lock);
 }
 
+/* One item's run on a device worker, from its planes (cur: decoded there,
+ * or NULL: the item's image, uploaded now), then its encode job queued;
+ * or, without a JPEG codec on the device, gpuimg_run as it always was. */
+static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
+{
+    batch *b = w->b;
+    gpuimg_ctx *ctx = w->ctx;
+    if (atomic_load(&batch_cancelled) || atomic_load(&b->abort)) {
+        if (cur)
+            ctx->backend->ops->planes_free(ctx->backend, cur);
+        gate_leave(b, it); /* cancelled: not started, not counted */
+        return;
+    }
+    gpuimg_status st = GPUIMG_OK;
+    if (!jpeg_device) {
+        gpuimg_image out;
+        st = gpuimg_run(ctx, &it->image, b->opt->steps, b->opt->nsteps, &out);
+        gpuimg_image_free(&it->image);
+        it->out.image = out;
+    } else {
+        gpuimg_planes up;
+        gpuimg_metadata *meta;
+        if (cur) {
+            meta = it->jf.meta;
+            it->jf.meta = NULL;
+        } else {
+            st = gpuimg__upload(ctx, ctx->backend, &it->image, &up);
+            cur = &up;
+            meta = it->image.meta;
+            it->image.meta = NULL;
+            gpuimg_image_free(&it->image); /* the upload has finished reading it */
+        }
+        if (st == GPUIMG_OK)
+            st = gpuimg__planes_finish(ctx, ctx->backend, cur, b->opt->steps, b->opt->nsteps, meta,
+                                       gpuimg_format_from_path(b->plan.outputs[it->index]), 1,
+                                       &it->out);
+        else
+            gpuimg_metadata_free(meta);
+    }
+    if (st != GPUIMG_OK) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(ctx));
+        gate_leave(b, it);
+        return;
+    }
+    it->task.run = encode_job;
+    gpuimg__pool_job(b->pool, &it->task);
+}
+
+/* Up to JPEG_BATCH items taken together: the JPEGs for the device's
+ * decoder in one call, then each item run in the order taken. A file
+ * nvJPEG refuses is decoded on the CPU here, and one that fails fails
+ * alone. */
+static void run_group(worker *w, int jpeg_device, item **group, int m)
+{
+    batch *b = w->b;
+    gpuimg__jpeg_file *files[JPEG_BATCH];
+    gpuimg_planes planes[JPEG_BATCH];
+    int refused[JPEG_BATCH], slot[JPEG_BATCH], k = 0;
+    for (int i = 0; i < m; i++) {
+        slot[i] = -1;
+        if (group[i]->bytes && jpeg_device) {
+            slot[i] = k;
+            files[k++] = &group[i]->jf;
+        }
+    }
+    gpuimg_status st = GPUIMG_OK;
+    if (k && !atomic_load(&batch_cancelled))
+        st = gpuimg__jpeg_decode(w->ctx, w->ctx->backend, k, files, planes, refused);
+    for (int i = 0; i < m; i++) {
+        item *it = group[i];
+        int j = slot[i];
+        if (it->bytes && (j < 0 || st != GPUIMG_OK || refused[j])) {
+            /* the CPU decodes it: no codec on the device, or nvJPEG said no */
+            gpuimg__jpeg_file_free(&it->jf);
+            char input[PATH_BUF];
+            snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[it->index]);
+            gpuimg_status ld = st; /* a device failure fails the group's JPEGs */
+            if (ld == GPUIMG_OK) {
+                ld = gpuimg__load_owned(w->ctx, it->bytes, it->size, input, &it->image);
+                it->bytes = NULL; /* freed by the load */
+            }
+            if (ld != GPUIMG_OK) {
+                report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+                gate_leave(b, it);
+                continue;
+            }
+            j = -1;
+        } else if (it->bytes) {
+            free(it->bytes); /* decoded on the device */
+            it->bytes = NULL;
+        }
+        run_item(w, jpeg_device, it, j >= 0 ? &planes[j] : NULL);
+    }
+}
+
 static void *device_worker(void *arg)
 {
     worker *w = arg;
     batch *b = w->b;
+    gpuimg_backend *be;
+    int jpeg_device =
+        gpuimg__backend(w->ctx, &be) == GPUIMG_OK && atomic_load(&b->device_jpeg) == 1;
     item *it;
     while ((it = queue_pop(&b->to_device)) != NULL) {
-        gpuimg_image out;
-        if (atomic_load(&batch_cancelled) || atomic_load(&b->abort)) {
-            gate_leave(b, it); /* cancelled: not started, not counted */
-            continue;
-        }
-        if (gpuimg_run(w->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) != GPUIMG_OK) {
-            report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
-            gate_leave(b, it);
-            continue;
-        }
-        gpuimg_image_free(&it->image);
-        it->image = out;
-        it->task.run = encode_job;
-        gpuimg__pool_job(b->pool, &it->task);
+        item *group[JPEG_BATCH] = {it};
+        int m = 1;
+        while (it->bytes && m < JPEG_BATCH && (group[m] = queue_try_pop(&b->to_device)) != NULL)
+            m++;
+        run_group(w, jpeg_device, group, m);
     }
     return NULL;
 }
@@ -349,7 +493,7 @@ static void save_item(batch *b, encoder *e, item *it)
         char why[PATH_BUF + 64];
         snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
         report(b, it->index, GPUIMG_BATCH_FAILED, why);
-    } else if (gpuimg_save(e->ctx, out, GPUIMG_FORMAT_NONE, &it->image) != GPUIMG_OK) {
+    } else if (gpuimg__output_save(e->ctx, out, GPUIMG_FORMAT_NONE, &it->out) != GPUIMG_OK) {
         report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
     } else {
         report(b, it->index, GPUIMG_BATCH_DONE, NULL);
@@ -402,7 +546,7 @@ static void file_job(gpuimg_task *task)
                    GPUIMG_OK) {
         report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
     } else {
-        it->image = out;
+        it->out.image = out;
         save_item(b, e, it);
     }
     if (e)
@@ -508,6 +652,13 @@ static void *open_devices(void *arg)
     o->st = gpuimg_ctx_backend(o->ctx, &backend);
     if (o->st == GPUIMG_OK)
         o->st = open_device_workers(o->ctx, o->b, backend, &o->dev, &o->ndev, o->jobs);
+    /* nvJPEG on the first device's first worker says for all (one library) */
+    int jpeg = 0;
+    if (o->st == GPUIMG_OK && o->ndev > 0 &&
+        (jpeg = gpuimg__jpeg_device(o->dev[0].ctx, o->dev[0].ctx->backend)) < 0)
+        o->st = gpuimg__fail(o->ctx, GPUIMG_ERR_NO_DEVICE, "batch: %s",
+                             gpuimg_ctx_error(o->dev[0].ctx));
+    atomic_store(&o->b->device_jpeg, jpeg > 0);
     return NULL;
 }
 
@@ -561,10 +712,11 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     int planned = b->cfg.backend == GPUIMG_BACKEND_CPU ? r->jobs
                   : opt->devices                       ? STREAMS_PER_DEVICE * opt->ndevices
                                                        : STREAMS_PER_DEVICE;
-    b->max_in_flight = 2 * r->jobs + 2 * planned;
+    b->max_in_flight = 2 * r->jobs + (JPEG_BATCH + 2) * planned;
     /* first, so that run_stop may always free it; no producer until the
      * decoders start, so that run_abort never waits on one */
-    int queued = queue_init(&b->to_device, (size_t)(2 * planned), 0);
+    int queued = queue_init(&b->to_device, (size_t)(JPEG_BATCH * planned), 0);
+    atomic_store(&b->device_jpeg, -1); /* known once the device stage opens */
     b->pool = gpuimg__pool_create(r->jobs);
     b->buffers = gpuimg__host_buffers_create();
     if (!queued || !b->pool || !b->buffers || !(r->dec = calloc((size_t)r->jobs, sizeof *r->dec)))
