@@ -18,3 +18,12 @@ const gpuimg_backend_ops *gpuimg__cuda_backend(void)
 {
     return &absent;
 }
+
+/* kernels/nvjpeg_api.cu's loader, for the tests: nothing to load here. */
+int gpuimg__nvjpeg_try(const char *path, char *why, size_t len);
+int gpuimg__nvjpeg_try(const char *path, char *why, size_t len)
+{
+    (void)path;
+    snprintf(why, len, "this gpuimg was built without CUDA (no nvJPEG loader)");
+    return -1;
+}

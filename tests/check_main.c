@@ -31,6 +31,8 @@ Suite *buffers_suite(void);
 Suite *compare_suite(void);
 Suite *metadata_suite(void);
 Suite *threads_suite(void);
+Suite *jpeg_gpu_suite(void);
+Suite *nvjpeg_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -83,6 +85,7 @@ int main(void)
     srunner_add_suite(sr, compare_suite());
     srunner_add_suite(sr, metadata_suite());
     srunner_add_suite(sr, threads_suite());
+    srunner_add_suite(sr, jpeg_gpu_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());
@@ -90,6 +93,7 @@ int main(void)
     }
     if (cuda) {
         srunner_add_suite(sr, cuda_suite());
+        srunner_add_suite(sr, nvjpeg_suite());
         srunner_set_fork_status(sr, CK_NOFORK);
     }
     tu_root_open();

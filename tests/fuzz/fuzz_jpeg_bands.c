@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* JPEG read in bands (each band skips the rows above it) against one pass:
- * the same verdict, and on success the same bytes. */
+ * the same verdict, and on success the same bytes. And the marker walk
+ * that decides what the GPU's decoder is given (jpeg_scan.c, with the
+ * metadata parse of gpuimg__jpeg_probe): it reads only the input, and a
+ * file it passes that libjpeg-turbo decodes has the shape it said. */
 #include <string.h>
 
 #include "fuzz.h"
 #include "io.h"
+#include "jpeg_gpu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,6 +20,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int k = 2 + (int)(size % 5);
     gpuimg_status b = gpuimg__decode_jpeg_bands(ctx, data, size, "fuzz", &bands, k);
     FUZZ_CHECK(a == b, "one pass: %s; %d bands: %s", gpuimg_strerror(a), k, gpuimg_strerror(b));
+    gpuimg__jpeg_file f;
+    int eligible = 0;
+    if (gpuimg__jpeg_probe(ctx, "fuzz", data, size, &f, &eligible) == GPUIMG_OK && eligible) {
+        FUZZ_CHECK(a != GPUIMG_OK || (one.width == f.shape.width && one.height == f.shape.height &&
+                                      one.channels == f.shape.components),
+                   "scan says %dx%dx%d, libjpeg-turbo decodes %dx%dx%d", f.shape.width,
+                   f.shape.height, f.shape.components, one.width, one.height, one.channels);
+        gpuimg__jpeg_file_free(&f);
+    }
     if (a == GPUIMG_OK) {
         FUZZ_CHECK(fuzz_same_image(&one, &bands), "%d bands differ from one pass", k);
         gpuimg_image_free(&one);
