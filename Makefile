@@ -46,7 +46,8 @@ CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 # development machines, CI) the one in PyPI's nvidia-nvjpeg wheel, fetched
 # once into the build folder. The wheel's major version is the toolkit's.
 ifeq ($(wildcard $(CUDA_HOME)/include/nvjpeg.h),)
-NVJPEG_WHEEL ?= nvidia-nvjpeg==13.3.2.43
+CUDA_MAJOR := $(shell $(NVCC) --version | sed -n 's/.*release \([0-9]*\)\..*/\1/p')
+NVJPEG_WHEEL ?= $(if $(filter 12,$(CUDA_MAJOR)),nvidia-nvjpeg-cu12,nvidia-nvjpeg==13.3.2.43)
 NVJPEG_H = $(BUILD)/nvjpeg/include/nvjpeg.h
 NVJPEG_INC = -I$(BUILD)/nvjpeg/include
 endif

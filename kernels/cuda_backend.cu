@@ -630,11 +630,23 @@ int cuda_jpeg_ready(gpuimg_backend *be, char *why, size_t len)
     return cb->jpeg != nullptr;
 }
 
+// The codec entries need jpeg_ready's yes first (the seam's contract).
+gpuimg_status jpeg_usable(CudaBackend *cb)
+{
+    gpuimg_status st = usable(cb);
+    if (st == GPUIMG_OK && !cb->jpeg) {
+        snprintf(cb->base.message, sizeof cb->base.message, "nvJPEG is not set up (%s)",
+                 cb->jpeg_why[0] ? cb->jpeg_why : "jpeg_ready was not asked");
+        st = GPUIMG_ERR_DEVICE;
+    }
+    return st;
+}
+
 gpuimg_status cuda_jpeg_decode(gpuimg_backend *be, int n, const uint8_t *const *data,
                                const size_t *size, gpuimg_planes *const *dst, int *refused)
 {
     CudaBackend *cb = cuda(be);
-    gpuimg_status st = usable(cb);
+    gpuimg_status st = jpeg_usable(cb);
     if (st != GPUIMG_OK)
         return st;
     st = gpuimg__gpujpeg_decode(cb->jpeg, cb->stream, n, data, size, dst, refused, cb->base.message,
@@ -648,7 +660,7 @@ gpuimg_status cuda_jpeg_encode(gpuimg_backend *be, const gpuimg_planes *src, int
                                uint8_t **out, size_t *len)
 {
     CudaBackend *cb = cuda(be);
-    gpuimg_status st = usable(cb);
+    gpuimg_status st = jpeg_usable(cb);
     if (st != GPUIMG_OK)
         return st;
     return gpuimg__gpujpeg_encode(cb->jpeg, cb->stream, src, quality, out, len, cb->base.message,

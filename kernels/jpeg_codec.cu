@@ -3,9 +3,14 @@
 // file's bytes on the host and the backend's device planes: only
 // compressed bytes cross PCIe (about a tenth of the pixels).
 //
-// Decoding: a file the hardware engine takes (A100, H100: baseline, one
+// Decoding: nvJPEG writes a colour file's luma into the first plane and
+// its chroma, still subsampled, into scratch; jpeg_colour.cu then upsamples
+// and converts them into RGB as libjpeg-turbo does (nvJPEG's own RGB
+// replicates the chroma and misses libjpeg-turbo by 43 dB on a photograph;
+// this way only the inverse DCT's last bit differs). A grayscale file is its
+// luma plane. A file the hardware engine takes (A100, H100: baseline, one
 // scan, 1 or 3 components, not 4:1:1 or 4:1:0) joins one batched call per
-// output format (RGB planes, or the Y plane of a grayscale file), which
+// output format (YUV, or the Y plane of a grayscale file), which
 // spreads the batch over the engine's cores; any other file (progressive,
 // or a GPU without the engine) takes nvJPEG's CUDA decoder, one file a
 // call. What nvJPEG refuses (CMYK, 12-bit, arithmetic coding, a damaged
@@ -29,6 +34,7 @@
 #include <string.h>
 
 #include "jpeg_codec.h"
+#include "kernels.h"
 #include "nvjpeg_api.h"
 
 struct GpuJpeg {
@@ -49,6 +55,11 @@ struct GpuJpeg {
     size_t *b_size = nullptr;
     nvjpegImage_t *b_out = nullptr;
     int *b_index = nullptr;
+    nvjpegImage_t *b_ycc = nullptr; // where file i's planes go (luma in its first plane)
+    int *b_hs = nullptr, *b_vs = nullptr;
+    // the batch's chroma planes, subsampled, before jpeg_colour.cu
+    uint8_t *d_chroma = nullptr;
+    size_t chroma_cap = 0;
 };
 
 namespace
@@ -66,7 +77,7 @@ gpuimg_status device_fail(char *msg, size_t len, const char *what, cudaError_t e
     return GPUIMG_ERR_DEVICE;
 }
 
-int grow(GpuJpeg *j, int n)
+int grow(GpuJpeg *j, int n) // n > 0
 {
     if (n <= j->cap)
         return 0;
@@ -74,11 +85,17 @@ int grow(GpuJpeg *j, int n)
     free(j->b_size);
     free(j->b_out);
     free(j->b_index);
+    free(j->b_ycc);
+    free(j->b_hs);
+    free(j->b_vs);
+    j->b_ycc = static_cast<nvjpegImage_t *>(calloc(n, sizeof *j->b_ycc));
+    j->b_hs = static_cast<int *>(malloc(n * sizeof *j->b_hs));
+    j->b_vs = static_cast<int *>(malloc(n * sizeof *j->b_vs));
     j->b_data = static_cast<const unsigned char **>(malloc(n * sizeof *j->b_data));
     j->b_size = static_cast<size_t *>(malloc(n * sizeof *j->b_size));
     j->b_out = static_cast<nvjpegImage_t *>(calloc(n, sizeof *j->b_out));
     j->b_index = static_cast<int *>(malloc(n * sizeof *j->b_index));
-    if (!j->b_data || !j->b_size || !j->b_out || !j->b_index) {
+    if (!j->b_data || !j->b_size || !j->b_out || !j->b_index || !j->b_ycc || !j->b_hs || !j->b_vs) {
         j->cap = 0;
         return -1;
     }
@@ -96,13 +113,12 @@ nvjpegImage_t image_of(gpuimg_planes *p)
     return img;
 }
 
-// One file with the CUDA decoder; refused when nvJPEG says no.
-void decode_one(GpuJpeg *j, cudaStream_t stream, const uint8_t *data, size_t size,
-                gpuimg_planes *dst, int *refused)
+// One file with the CUDA decoder into b_ycc[i]; refused when nvJPEG says no.
+void decode_one(GpuJpeg *j, cudaStream_t stream, int i, const uint8_t *data, size_t size,
+                int channels, int *refused)
 {
-    nvjpegImage_t img = image_of(dst);
-    nvjpegOutputFormat_t fmt = dst->channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_RGB;
-    if (!ok(j->api->Decode(j->sw, j->sw_state, data, size, fmt, &img, stream)))
+    nvjpegOutputFormat_t fmt = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_YUV;
+    if (!ok(j->api->Decode(j->sw, j->sw_state, data, size, fmt, &j->b_ycc[i], stream)))
         *refused = 1;
 }
 
@@ -115,7 +131,7 @@ gpuimg_status decode_hw(GpuJpeg *j, cudaStream_t stream, int m, nvjpegOutputForm
         int i = j->b_index[k];
         j->b_data[k] = data[i];
         j->b_size[k] = size[i];
-        j->b_out[k] = image_of(dst[i]);
+        j->b_out[k] = j->b_ycc[i];
     }
     bool done = false;
     if (j->hw_batch != m || j->hw_format != fmt) {
@@ -135,10 +151,49 @@ gpuimg_status decode_hw(GpuJpeg *j, cudaStream_t stream, int m, nvjpegOutputForm
         j->hw_batch = 0; // nvJPEG's rule: initialize again after a failed batch
         for (int k = 0; k < m; k++) {
             int i = j->b_index[k];
-            decode_one(j, stream, data[i], size[i], dst[i], &refused[i]);
+            decode_one(j, stream, i, data[i], size[i], dst[i]->channels, &refused[i]);
         }
     }
     return GPUIMG_OK;
+}
+
+// Where file i's planes go: its luma straight into dst's first plane, its
+// chroma (subsampled as the file has it) into the batch's scratch at
+// *offset; b_hs, b_vs say how. refused when nvJPEG cannot read its header
+// or the file is not one jpeg_colour.cu converts (src/jpeg_scan.c sends
+// none such).
+void place(GpuJpeg *j, int i, const uint8_t *data, size_t size, gpuimg_planes *dst, size_t *offset,
+           int *refused)
+{
+    int comps = 0, widths[NVJPEG_MAX_COMPONENT], heights[NVJPEG_MAX_COMPONENT];
+    nvjpegChromaSubsampling_t css;
+    nvjpegImage_t *img = &j->b_ycc[i];
+    memset(img, 0, sizeof *img);
+    img->channel[0] = dst->plane[0];
+    img->pitch[0] = (size_t)dst->width;
+    j->b_hs[i] = j->b_vs[i] = 1;
+    if (!ok(j->api->GetImageInfo(j->sw, data, size, &comps, &css, widths, heights)) ||
+        widths[0] != dst->width || heights[0] != dst->height) {
+        *refused = 1;
+        return;
+    }
+    if (dst->channels == 1)
+        return;
+    if (css == NVJPEG_CSS_422)
+        j->b_hs[i] = 2;
+    else if (css == NVJPEG_CSS_420)
+        j->b_hs[i] = j->b_vs[i] = 2;
+    else if (css != NVJPEG_CSS_444 || comps != 3) {
+        *refused = 1;
+        return;
+    }
+    size_t cw = (size_t)(dst->width + j->b_hs[i] - 1) / j->b_hs[i],
+           ch = (size_t)(dst->height + j->b_vs[i] - 1) / j->b_vs[i];
+    // offsets only: the scratch is sized once every file is placed
+    img->channel[1] = reinterpret_cast<unsigned char *>(*offset);
+    img->channel[2] = reinterpret_cast<unsigned char *>(*offset + cw * ch);
+    img->pitch[1] = img->pitch[2] = cw;
+    *offset += (2 * cw * ch + 255) & ~(size_t)255;
 }
 
 } // namespace
@@ -204,6 +259,10 @@ void gpuimg__gpujpeg_destroy(GpuJpeg *j)
     free(j->b_size);
     free(j->b_out);
     free(j->b_index);
+    free(j->b_ycc);
+    free(j->b_hs);
+    free(j->b_vs);
+    cudaFree(j->d_chroma);
     delete j;
 }
 
@@ -218,6 +277,8 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
                                      gpuimg_planes *const *dst, int *refused, char *msg,
                                      size_t msglen)
 {
+    if (n <= 0)
+        return GPUIMG_OK;
     if (grow(j, n) != 0) {
         snprintf(msg, msglen, "out of memory");
         return GPUIMG_ERR_NOMEM;
@@ -225,22 +286,39 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
     cudaError_t err = cudaStreamSynchronize(stream); // see "Ordering" above
     if (err != cudaSuccess)
         return device_fail(msg, msglen, "cudaStreamSynchronize (before nvJPEG decode)", err);
+    size_t chroma = 0;
+    for (int i = 0; i < n; i++) {
+        refused[i] = 0;
+        place(j, i, data[i], size[i], dst[i], &chroma, &refused[i]);
+    }
+    if (chroma > j->chroma_cap) { // the stream is idle: the old scratch is free to go
+        cudaFree(j->d_chroma);
+        j->d_chroma = nullptr;
+        j->chroma_cap = 0;
+        if ((err = cudaMalloc(&j->d_chroma, chroma)) != cudaSuccess)
+            return device_fail(msg, msglen, "cudaMalloc (JPEG chroma)", err);
+        j->chroma_cap = chroma;
+    }
+    for (int i = 0; i < n; i++)
+        for (int c = 1; c < 3 && dst[i]->channels == 3; c++)
+            j->b_ycc[i].channel[c] = j->d_chroma + reinterpret_cast<size_t>(j->b_ycc[i].channel[c]);
     // Which files the engine takes; the rest now, one by one.
     int on_hw[2] = {0, 0}; // gray, colour
-    int *engine = static_cast<int *>(calloc(n ? n : 1, sizeof(int)));
+    int *engine = static_cast<int *>(calloc((size_t)n, sizeof(int)));
     if (!engine) {
         snprintf(msg, msglen, "out of memory");
         return GPUIMG_ERR_NOMEM;
     }
     for (int i = 0; i < n; i++) {
-        refused[i] = 0;
+        if (refused[i])
+            continue;
         int unsupported = 1;
         if (j->hw && ok(j->api->JpegStreamParse(j->hw, data[i], size[i], 0, 0, j->parsed)) &&
             ok(j->api->DecodeBatchedSupported(j->hw, j->parsed, &unsupported)) && !unsupported) {
             engine[i] = 1;
             on_hw[dst[i]->channels == 3]++;
         } else {
-            decode_one(j, stream, data[i], size[i], dst[i], &refused[i]);
+            decode_one(j, stream, i, data[i], size[i], dst[i]->channels, &refused[i]);
         }
     }
     gpuimg_status st = GPUIMG_OK;
@@ -251,12 +329,25 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
         for (int i = 0; i < n; i++)
             if (engine[i] && (dst[i]->channels == 3) == (colour == 1))
                 j->b_index[m++] = i;
-        st = decode_hw(j, stream, m, colour ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y, data, size, dst,
+        st = decode_hw(j, stream, m, colour ? NVJPEG_OUTPUT_YUV : NVJPEG_OUTPUT_Y, data, size, dst,
                        refused, msg, msglen);
     }
     free(engine);
     if (st == GPUIMG_OK && (err = cudaStreamSynchronize(stream)) != cudaSuccess)
         st = device_fail(msg, msglen, "cudaStreamSynchronize (nvJPEG decode)", err);
+    for (int i = 0; i < n && st == GPUIMG_OK; i++) {
+        if (refused[i] || dst[i]->channels != 3)
+            continue;
+        gpuimg_dplanes rgb = {{dst[i]->plane[0], dst[i]->plane[1], dst[i]->plane[2], nullptr}};
+        err =
+            gpuimg__cuda_ycc_to_rgb(rgb, j->b_ycc[i].channel[1], j->b_ycc[i].channel[2],
+                                    dst[i]->width, dst[i]->height, j->b_hs[i], j->b_vs[i], stream);
+        if (err != cudaSuccess)
+            st = device_fail(msg, msglen, "ycc_rgb_kernel", err);
+    }
+    // the scratch is the next batch's: its kernels must be done with it first
+    if (st == GPUIMG_OK && (err = cudaStreamSynchronize(stream)) != cudaSuccess)
+        st = device_fail(msg, msglen, "cudaStreamSynchronize (JPEG colour)", err);
     return st;
 }
 

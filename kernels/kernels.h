@@ -35,6 +35,12 @@ cudaError_t gpuimg__cuda_deinterleave(const uint8_t *d_src, gpuimg_dplanes dst, 
 cudaError_t gpuimg__cuda_interleave(gpuimg_dplanes src, uint8_t *d_dst, int channels, int depth,
                                     size_t pixels, cudaStream_t stream);
 
+/* jpeg_colour.cu: a JPEG's planes as nvJPEG decodes them (luma in rgb.p[0],
+ * chroma at ceil(w / hs) x ceil(h / vs) in d_cb, d_cr; hs, vs 1 or 2) into
+ * RGB in rgb.p[0..2], upsampled and converted as libjpeg-turbo does. */
+cudaError_t gpuimg__cuda_ycc_to_rgb(gpuimg_dplanes rgb, const uint8_t *d_cb, const uint8_t *d_cr,
+                                    int w, int h, int hs, int vs, cudaStream_t stream);
+
 /* Room for the largest weight list on the device: a two-pass blur's 2001 taps. */
 #define GPUIMG_CUDA_MAX_WEIGHTS 2001
 

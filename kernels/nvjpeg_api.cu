@@ -73,6 +73,7 @@ int load(const char *path, NvjpegApi *api, char *why, size_t len)
               find(lib, "nvjpegDestroy", &api->Destroy, why, len) |
               find(lib, "nvjpegJpegStateCreate", &api->JpegStateCreate, why, len) |
               find(lib, "nvjpegJpegStateDestroy", &api->JpegStateDestroy, why, len) |
+              find(lib, "nvjpegGetImageInfo", &api->GetImageInfo, why, len) |
               find(lib, "nvjpegDecode", &api->Decode, why, len) |
               find(lib, "nvjpegDecodeBatchedInitialize", &api->DecodeBatchedInitialize, why, len) |
               find(lib, "nvjpegDecodeBatched", &api->DecodeBatched, why, len) |

@@ -17,6 +17,7 @@ struct NvjpegApi {
     decltype(&nvjpegDestroy) Destroy;
     decltype(&nvjpegJpegStateCreate) JpegStateCreate;
     decltype(&nvjpegJpegStateDestroy) JpegStateDestroy;
+    decltype(&nvjpegGetImageInfo) GetImageInfo;
     decltype(&nvjpegDecode) Decode;
     decltype(&nvjpegDecodeBatchedInitialize) DecodeBatchedInitialize;
     decltype(&nvjpegDecodeBatched) DecodeBatched;

@@ -427,8 +427,10 @@ static void *device_worker(void *arg)
     worker *w = arg;
     batch *b = w->b;
     gpuimg_backend *be;
-    int jpeg_device =
-        gpuimg__backend(w->ctx, &be) == GPUIMG_OK && atomic_load(&b->device_jpeg) == 1;
+    /* each worker's backend sets up its own nvJPEG (handles and buffers per stream) */
+    int jpeg_device = atomic_load(&b->device_jpeg) == 1 &&
+                      gpuimg__backend(w->ctx, &be) == GPUIMG_OK &&
+                      gpuimg__jpeg_device(w->ctx, be) == 1;
     item *it;
     while ((it = queue_pop(&b->to_device)) != NULL) {
         item *group[JPEG_BATCH] = {it};

@@ -76,6 +76,14 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
                 (out->components != 1 && out->components != 3) ||
                 n < 6 + 3 * (size_t)out->components)
                 return 0;
+            out->hs = out->vs = 1;
+            if (out->components == 3) { /* luma's factors over chroma's, which must be 1 1 */
+                out->hs = seg[7] >> 4;
+                out->vs = seg[7] & 15;
+                if (seg[10] != 0x11 || seg[13] != 0x11 || !(out->hs == 1 || out->hs == 2) ||
+                    !(out->vs == 1 || out->vs == out->hs) || (out->hs == 2 && out->width < 5))
+                    return 0;
+            }
         } else if (m == 0xEE && n >= 12 && memcmp(seg, "Adobe", 5) == 0) {
             adobe_rgb = seg[11] == 0; /* transform 0: the components are RGB, not YCbCr */
         } else if (m == 0xDA) {       /* SOS, then its entropy-coded data */

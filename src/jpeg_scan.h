@@ -11,11 +11,17 @@ typedef struct gpuimg__jpeg_shape {
     int width, height;
     int components; /* 1 (grayscale) or 3 (YCbCr) for a file the GPU may take */
     int progressive;
+    /* the chroma's subsampling, horizontal and vertical: 1 1 (4:4:4, and
+     * grayscale), 2 1 (4:2:2) or 2 2 (4:2:0) */
+    int hs, vs;
 } gpuimg__jpeg_shape;
 
 /* 1 when the file is one the GPU's decoder may be given: Huffman-coded,
  * sequential or progressive (SOF0, SOF1, SOF2), 8 bits, 1 component or 3
- * that are YCbCr (not Adobe's RGB), a size, and every segment and every
+ * that are YCbCr (not Adobe's RGB) at 4:4:4, 4:2:2 or 4:2:0 (the device
+ * upsamples those exactly as libjpeg-turbo does; a subsampled image at
+ * least 5 pixels wide, where libjpeg-turbo's upsampling is its smooth
+ * one), a size, and every segment and every
  * scan's entropy-coded data whole, ending in EOI. 0 for anything else
  * (CMYK, 12 bits, arithmetic coding, a truncated or damaged structure):
  * the CPU decoder takes those and says what is wrong. Reads only the

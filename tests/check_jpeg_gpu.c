@@ -90,6 +90,8 @@ START_TEST(scan_shapes)
             ck_assert_int_eq(sh.height, 77);
             ck_assert_int_eq(sh.components, c);
             ck_assert_int_eq(sh.progressive, prog);
+            ck_assert_int_eq(sh.hs, samps[s] == TJSAMP_420 || samps[s] == TJSAMP_422 ? 2 : 1);
+            ck_assert_int_eq(sh.vs, samps[s] == TJSAMP_420 ? 2 : 1);
             /* cut anywhere: never whole (the end marker is gone) */
             for (size_t cut = 0; cut < len; cut += 1 + len / 97)
                 ck_assert_msg(!gpuimg__jpeg_scan(jpeg, cut, &sh), "cut at %zu of %zu", cut, len);
@@ -146,9 +148,26 @@ START_TEST(scan_refuses)
     tjFree(out);
     tjDestroy(tj);
     gpuimg_image_free(&cmyk);
-    gpuimg_image_free(&img);
+    /* subsamplings the device does not upsample as libjpeg-turbo does, and a
+     * subsampled image too narrow for libjpeg-turbo's smooth upsampling */
+    static const int other[] = {TJSAMP_440, TJSAMP_411};
+    for (int k = 0; k < 2; k++) {
+        jpeg = tj_encode(&img, other[k], 0, 90, &len);
+        ck_assert_msg(!gpuimg__jpeg_scan(jpeg, len, &sh), "subsampling %d", other[k]);
+        free(jpeg);
+    }
+    gpuimg_image narrow;
+    card(&narrow, 4, 30, 3);
+    jpeg = tj_encode(&narrow, TJSAMP_420, 0, 90, &len);
+    ck_assert(!gpuimg__jpeg_scan(jpeg, len, &sh));
+    free(jpeg);
+    jpeg = tj_encode(&narrow, TJSAMP_444, 0, 90, &len);
+    ck_assert(gpuimg__jpeg_scan(jpeg, len, &sh));
+    free(jpeg);
+    gpuimg_image_free(&narrow);
     /* not a JPEG at all */
     ck_assert(!gpuimg__jpeg_scan((const uint8_t *)"\x89PNG\r\n\x1a\n", 8, &sh));
+    gpuimg_image_free(&img);
 }
 END_TEST
 
@@ -293,6 +312,7 @@ START_TEST(decode_like_libjpeg)
                                           "camera.png", NULL};
     static const int samps[] = {TJSAMP_420, TJSAMP_422, TJSAMP_444, TJSAMP_GRAY};
     const char *root = getenv("GPUIMG_SAMPLES") ? getenv("GPUIMG_SAMPLES") : "samples";
+    double worst = INFINITY;
     for (int k = 0; k <= 4; k++) {
         gpuimg_image src;
         if (samples[k]) {
@@ -336,6 +356,7 @@ START_TEST(decode_like_libjpeg)
         }
         gpuimg_image_free(&src);
     }
+    ck_assert_msg(worst >= 50, "the worst file: %.2f dB", worst);
     gpuimg_ctx_destroy(cpu);
     gpuimg_ctx_destroy(ctx);
 }
