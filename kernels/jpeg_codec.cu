@@ -29,6 +29,7 @@
 // above (the CPU encoder's choice, src/io_jpeg.c); a grayscale image as the
 // Y plane alone.
 #include <new>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,12 +40,12 @@
 
 struct GpuJpeg {
     const NvjpegApi *api = nullptr;
-    nvjpegHandle_t hw = nullptr; // the hardware engine's; null without one
+    nvjpegHandle_t hw = nullptr; // the hardware engine's (shared); null without one
     nvjpegJpegState_t hw_state = nullptr;
     int hw_batch = 0; // the batch size and format hw_state is initialized for
     nvjpegOutputFormat_t hw_format = NVJPEG_OUTPUT_RGB;
     nvjpegJpegStream_t parsed = nullptr; // a file's headers, for the engine's yes or no
-    nvjpegHandle_t sw = nullptr;         // the CUDA decoder and encoder
+    nvjpegHandle_t sw = nullptr;         // the CUDA decoder and encoder (shared)
     nvjpegJpegState_t sw_state = nullptr;
     nvjpegEncoderState_t enc_state = nullptr;
     nvjpegEncoderParams_t enc_params = nullptr;
@@ -198,41 +199,83 @@ void place(GpuJpeg *j, int i, const uint8_t *data, size_t size, gpuimg_planes *d
 
 } // namespace
 
+namespace
+{
+
+// nvJPEG's library handles, one pair per device for the whole process. A
+// handle is thread-safe (its states are not), and making the two takes
+// about 0.55 s on an H100 (each worker's states another 0.2-0.45 s), so a
+// batch's workers share them and keep only states of their own. Never
+// destroyed: the process's end takes them, and destroying them then races
+// the driver's own teardown (torchcodec leaks its decoders for the same
+// reason).
+struct Handles {
+    bool made = false;
+    nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
+    nvjpegHandle_t sw = nullptr, hw = nullptr;
+};
+Handles g_handles[64];
+pthread_mutex_t g_handles_lock = PTHREAD_MUTEX_INITIALIZER;
+
+Handles *handles_for(const NvjpegApi *api)
+{
+    int dev = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || dev < 0 || dev >= 64) {
+        cudaGetLastError();
+        return nullptr;
+    }
+    Handles *h = &g_handles[dev];
+    pthread_mutex_lock(&g_handles_lock);
+    if (!h->made) {
+        h->made = true;
+        h->status =
+            api->CreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &h->sw);
+        // the engine is optional: on a GPU without one, the CUDA decoder does all
+        if (ok(h->status) && !ok(api->CreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr,
+                                               NVJPEG_FLAGS_DEFAULT, &h->hw)))
+            h->hw = nullptr;
+        cudaGetLastError(); // a refused hardware handle leaves nothing to report
+    }
+    pthread_mutex_unlock(&g_handles_lock);
+    return h;
+}
+
+} // namespace
+
 GpuJpeg *gpuimg__gpujpeg_create(char *why, size_t len)
 {
     const NvjpegApi *api = gpuimg__nvjpeg(why, len);
     if (!api)
         return nullptr;
+    Handles *h = handles_for(api);
+    if (!h || !ok(h->status)) {
+        snprintf(why, len, "nvJPEG could not be set up (%s)",
+                 h ? gpuimg__nvjpeg_status(h->status) : "no current device");
+        return nullptr;
+    }
     GpuJpeg *j = new (std::nothrow) GpuJpeg();
     if (!j) {
         snprintf(why, len, "out of memory");
         return nullptr;
     }
     j->api = api;
+    j->sw = h->sw;
     nvjpegStatus_t s;
-    if (!ok(s = api->CreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT,
-                              &j->sw)) ||
-        !ok(s = api->JpegStateCreate(j->sw, &j->sw_state)) ||
+    if (!ok(s = api->JpegStateCreate(j->sw, &j->sw_state)) ||
         !ok(s = api->EncoderStateCreate(j->sw, &j->enc_state, nullptr)) ||
         !ok(s = api->EncoderParamsCreate(j->sw, &j->enc_params, nullptr))) {
         snprintf(why, len, "nvJPEG could not be set up (%s)", gpuimg__nvjpeg_status(s));
         gpuimg__gpujpeg_destroy(j);
         return nullptr;
     }
-    // The engine is optional: on a GPU without one, the CUDA decoder does all.
-    if (!ok(api->CreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT,
-                          &j->hw)) ||
-        !ok(api->JpegStateCreate(j->hw, &j->hw_state)) ||
-        !ok(api->JpegStreamCreate(j->hw, &j->parsed))) {
-        if (j->hw_state)
-            api->JpegStateDestroy(j->hw_state);
-        if (j->hw)
-            api->Destroy(j->hw);
-        j->hw = nullptr;
+    if (h->hw && ok(api->JpegStateCreate(h->hw, &j->hw_state)) &&
+        ok(api->JpegStreamCreate(h->hw, &j->parsed))) {
+        j->hw = h->hw;
+    } else if (j->hw_state) { // the CUDA decoder alone, then
+        api->JpegStateDestroy(j->hw_state);
         j->hw_state = nullptr;
-        j->parsed = nullptr;
     }
-    cudaGetLastError(); // a refused hardware handle leaves nothing to report
+    cudaGetLastError();
     return j;
 }
 
@@ -245,16 +288,12 @@ void gpuimg__gpujpeg_destroy(GpuJpeg *j)
         a->JpegStreamDestroy(j->parsed);
     if (j->hw_state)
         a->JpegStateDestroy(j->hw_state);
-    if (j->hw)
-        a->Destroy(j->hw);
     if (j->enc_params)
         a->EncoderParamsDestroy(j->enc_params);
     if (j->enc_state)
         a->EncoderStateDestroy(j->enc_state);
     if (j->sw_state)
         a->JpegStateDestroy(j->sw_state);
-    if (j->sw)
-        a->Destroy(j->sw);
     free(j->b_data);
     free(j->b_size);
     free(j->b_out);
@@ -313,7 +352,9 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
         if (refused[i])
             continue;
         int unsupported = 1;
-        if (j->hw && ok(j->api->JpegStreamParse(j->hw, data[i], size[i], 0, 0, j->parsed)) &&
+        // the headers suffice for the engine's answer (a whole parse cost
+        // three times as much CPU in a batch)
+        if (j->hw && ok(j->api->JpegStreamParseHeader(j->hw, data[i], size[i], j->parsed)) &&
             ok(j->api->DecodeBatchedSupported(j->hw, j->parsed, &unsupported)) && !unsupported) {
             engine[i] = 1;
             on_hw[dst[i]->channels == 3]++;

@@ -70,7 +70,6 @@ int load(const char *path, NvjpegApi *api, char *why, size_t len)
     }
     int bad = find(lib, "nvjpegGetProperty", &api->GetProperty, why, len) |
               find(lib, "nvjpegCreateEx", &api->CreateEx, why, len) |
-              find(lib, "nvjpegDestroy", &api->Destroy, why, len) |
               find(lib, "nvjpegJpegStateCreate", &api->JpegStateCreate, why, len) |
               find(lib, "nvjpegJpegStateDestroy", &api->JpegStateDestroy, why, len) |
               find(lib, "nvjpegGetImageInfo", &api->GetImageInfo, why, len) |
@@ -80,7 +79,7 @@ int load(const char *path, NvjpegApi *api, char *why, size_t len)
               find(lib, "nvjpegDecodeBatchedSupported", &api->DecodeBatchedSupported, why, len) |
               find(lib, "nvjpegJpegStreamCreate", &api->JpegStreamCreate, why, len) |
               find(lib, "nvjpegJpegStreamDestroy", &api->JpegStreamDestroy, why, len) |
-              find(lib, "nvjpegJpegStreamParse", &api->JpegStreamParse, why, len) |
+              find(lib, "nvjpegJpegStreamParseHeader", &api->JpegStreamParseHeader, why, len) |
               find(lib, "nvjpegEncoderStateCreate", &api->EncoderStateCreate, why, len) |
               find(lib, "nvjpegEncoderStateDestroy", &api->EncoderStateDestroy, why, len) |
               find(lib, "nvjpegEncoderParamsCreate", &api->EncoderParamsCreate, why, len) |

@@ -14,7 +14,6 @@
 struct NvjpegApi {
     decltype(&nvjpegGetProperty) GetProperty;
     decltype(&nvjpegCreateEx) CreateEx;
-    decltype(&nvjpegDestroy) Destroy;
     decltype(&nvjpegJpegStateCreate) JpegStateCreate;
     decltype(&nvjpegJpegStateDestroy) JpegStateDestroy;
     decltype(&nvjpegGetImageInfo) GetImageInfo;
@@ -24,7 +23,7 @@ struct NvjpegApi {
     decltype(&nvjpegDecodeBatchedSupported) DecodeBatchedSupported;
     decltype(&nvjpegJpegStreamCreate) JpegStreamCreate;
     decltype(&nvjpegJpegStreamDestroy) JpegStreamDestroy;
-    decltype(&nvjpegJpegStreamParse) JpegStreamParse;
+    decltype(&nvjpegJpegStreamParseHeader) JpegStreamParseHeader;
     decltype(&nvjpegEncoderStateCreate) EncoderStateCreate;
     decltype(&nvjpegEncoderStateDestroy) EncoderStateDestroy;
     decltype(&nvjpegEncoderParamsCreate) EncoderParamsCreate;

@@ -647,6 +647,15 @@ typedef struct devices_opening {
     gpuimg_status st;
 } devices_opening;
 
+static int plan_has_jpeg(const batch *b)
+{
+    for (size_t i = 0; i < b->plan.files.n; i++)
+        if (gpuimg_format_from_path(b->plan.files.rel[i]) == GPUIMG_FORMAT_JPEG ||
+            gpuimg_format_from_path(b->plan.outputs[i]) == GPUIMG_FORMAT_JPEG)
+            return 1;
+    return 0;
+}
+
 static void *open_devices(void *arg)
 {
     devices_opening *o = arg;
@@ -654,9 +663,10 @@ static void *open_devices(void *arg)
     o->st = gpuimg_ctx_backend(o->ctx, &backend);
     if (o->st == GPUIMG_OK)
         o->st = open_device_workers(o->ctx, o->b, backend, &o->dev, &o->ndev, o->jobs);
-    /* nvJPEG on the first device's first worker says for all (one library) */
+    /* nvJPEG on the first device's first worker says for all (one library);
+     * set up only when a JPEG is read or written (it takes about a second) */
     int jpeg = 0;
-    if (o->st == GPUIMG_OK && o->ndev > 0 &&
+    if (o->st == GPUIMG_OK && o->ndev > 0 && plan_has_jpeg(o->b) &&
         (jpeg = gpuimg__jpeg_device(o->dev[0].ctx, o->dev[0].ctx->backend)) < 0)
         o->st = gpuimg__fail(o->ctx, GPUIMG_ERR_NO_DEVICE, "batch: %s",
                              gpuimg_ctx_error(o->dev[0].ctx));

@@ -82,7 +82,10 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
         cpu_ns = INFINITY;
     gpuimg_backend *be = NULL;
     int dev = 0;
-    if ((st = gpuimg__backend_for(ctx, cpu_ns, &be)) == GPUIMG_OK &&
+    /* nvJPEG is set up (about a second on an H100) only for a JPEG to read
+     * or to write */
+    int jpeg = device_decode || output_format(out, format) == GPUIMG_FORMAT_JPEG;
+    if ((st = gpuimg__backend_for(ctx, cpu_ns, &be)) == GPUIMG_OK && jpeg &&
         (dev = gpuimg__jpeg_device(ctx, be)) < 0)
         st = GPUIMG_ERR_NO_DEVICE;
     if (st != GPUIMG_OK || !dev) {
