@@ -22,6 +22,14 @@
  * start in sorted path order; a bad file is reported and counted and the
  * rest go on.
  *
+ * With nvJPEG on the device (jpeg_gpu.h), a JPEG is not decoded by the
+ * decode threads: they read it and its markers, and the item carries its
+ * compressed bytes. Each device worker takes up to JPEG_BATCH such items
+ * at once and hands them to nvJPEG in one call (the hardware engine spreads
+ * them over its cores), then runs each from its planes and encodes a JPEG
+ * output there too, so the encode job only writes bytes. While one worker's
+ * batch decodes, the others' kernels and encodes run.
+ *
  * On the CPU backend there is no device to hide: a file is one job on the
  * pool instead, and its codec and operation pieces share that pool
  * (file_job), so the threads never outnumber --jobs. */
@@ -647,11 +655,13 @@ typedef struct devices_opening {
     gpuimg_status st;
 } devices_opening;
 
-static int plan_has_jpeg(const batch *b)
+/* Whether the plan reads JPEG files (inputs 1), or reads or writes any
+ * (inputs 0), by their names. */
+static int plan_has_jpeg(const batch *b, int inputs)
 {
     for (size_t i = 0; i < b->plan.files.n; i++)
         if (gpuimg_format_from_path(b->plan.files.rel[i]) == GPUIMG_FORMAT_JPEG ||
-            gpuimg_format_from_path(b->plan.outputs[i]) == GPUIMG_FORMAT_JPEG)
+            (!inputs && gpuimg_format_from_path(b->plan.outputs[i]) == GPUIMG_FORMAT_JPEG))
             return 1;
     return 0;
 }
@@ -666,7 +676,7 @@ static void *open_devices(void *arg)
     /* nvJPEG on the first device's first worker says for all (one library);
      * set up only when a JPEG is read or written (it takes about a second) */
     int jpeg = 0;
-    if (o->st == GPUIMG_OK && o->ndev > 0 && plan_has_jpeg(o->b) &&
+    if (o->st == GPUIMG_OK && o->ndev > 0 && plan_has_jpeg(o->b, 0) &&
         (jpeg = gpuimg__jpeg_device(o->dev[0].ctx, o->dev[0].ctx->backend)) < 0)
         o->st = gpuimg__fail(o->ctx, GPUIMG_ERR_NO_DEVICE, "batch: %s",
                              gpuimg_ctx_error(o->dev[0].ctx));
@@ -724,10 +734,13 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     int planned = b->cfg.backend == GPUIMG_BACKEND_CPU ? r->jobs
                   : opt->devices                       ? STREAMS_PER_DEVICE * opt->ndevices
                                                        : STREAMS_PER_DEVICE;
-    b->max_in_flight = 2 * r->jobs + (JPEG_BATCH + 2) * planned;
+    /* JPEGs for the device's decoder wait as compressed bytes, a tenth of
+     * their pixels: room for each worker's group of them as well */
+    int group = b->cfg.jpeg_codec != GPUIMG_JPEG_CPU && plan_has_jpeg(b, 1) ? JPEG_BATCH : 0;
+    b->max_in_flight = 2 * r->jobs + (group + 2) * planned;
     /* first, so that run_stop may always free it; no producer until the
      * decoders start, so that run_abort never waits on one */
-    int queued = queue_init(&b->to_device, (size_t)(JPEG_BATCH * planned), 0);
+    int queued = queue_init(&b->to_device, (size_t)((group ? group : 2) * planned), 0);
     atomic_store(&b->device_jpeg, -1); /* known once the device stage opens */
     b->pool = gpuimg__pool_create(r->jobs);
     b->buffers = gpuimg__host_buffers_create();
