@@ -38,6 +38,20 @@
 #include "kernels.h"
 #include "nvjpeg_api.h"
 
+// nvJPEG's library handles, per device for the whole process: the engine's
+// (which also encodes), and the CUDA decoder's, made at its first file (or
+// first, on a GPU without the engine). A handle is thread-safe (its states
+// are not), and on an H100 each takes 0.28 s to make and a worker's engine
+// state 0.1 s (its first 0.35 s), so a batch's workers share the handles and
+// keep only states of their own. Never destroyed: the process's end takes
+// them, and destroying them then races the driver's own teardown
+// (torchcodec leaks its decoders for the same reason).
+struct Handles {
+    bool made = false, sw_made = false;
+    nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS; // of the first handle made
+    nvjpegHandle_t hw = nullptr, sw = nullptr;
+};
+
 struct GpuJpeg {
     const NvjpegApi *api = nullptr;
     nvjpegHandle_t hw = nullptr; // the hardware engine's (shared); null without one
@@ -45,8 +59,12 @@ struct GpuJpeg {
     int hw_batch = 0; // the batch size and format hw_state is initialized for
     nvjpegOutputFormat_t hw_format = NVJPEG_OUTPUT_RGB;
     nvjpegJpegStream_t parsed = nullptr; // a file's headers, for the engine's yes or no
-    nvjpegHandle_t sw = nullptr;         // the CUDA decoder and encoder (shared)
+    // the CUDA decoder (shared handle), set up at its first file
+    struct Handles *handles = nullptr;
+    nvjpegHandle_t sw = nullptr;
     nvjpegJpegState_t sw_state = nullptr;
+    bool sw_tried = false;
+    nvjpegHandle_t main = nullptr; // the encoder's and the headers' (hw, else sw)
     nvjpegEncoderState_t enc_state = nullptr;
     nvjpegEncoderParams_t enc_params = nullptr;
     int enc_quality = -1, enc_css = -1;
@@ -114,12 +132,31 @@ nvjpegImage_t image_of(gpuimg_planes *p)
     return img;
 }
 
+nvjpegHandle_t sw_handle(const NvjpegApi *api, Handles *h);
+
+// The CUDA decoder, made at its first file: a batch of baseline files on an
+// engine never needs it, and it costs 0.3 s.
+bool sw_ready(GpuJpeg *j)
+{
+    if (!j->sw_tried) {
+        j->sw_tried = true;
+        nvjpegHandle_t sw = sw_handle(j->api, j->handles);
+        if (sw && ok(j->api->JpegStateCreate(sw, &j->sw_state)))
+            j->sw = sw;
+        else
+            j->sw_state = nullptr;
+        cudaGetLastError();
+    }
+    return j->sw_state != nullptr;
+}
+
 // One file with the CUDA decoder into b_ycc[i]; refused when nvJPEG says no.
 void decode_one(GpuJpeg *j, cudaStream_t stream, int i, const uint8_t *data, size_t size,
                 int channels, int *refused)
 {
     nvjpegOutputFormat_t fmt = channels == 1 ? NVJPEG_OUTPUT_Y : NVJPEG_OUTPUT_YUV;
-    if (!ok(j->api->Decode(j->sw, j->sw_state, data, size, fmt, &j->b_ycc[i], stream)))
+    if (!sw_ready(j) ||
+        !ok(j->api->Decode(j->sw, j->sw_state, data, size, fmt, &j->b_ycc[i], stream)))
         *refused = 1;
 }
 
@@ -173,7 +210,7 @@ void place(GpuJpeg *j, int i, const uint8_t *data, size_t size, gpuimg_planes *d
     img->channel[0] = dst->plane[0];
     img->pitch[0] = (size_t)dst->width;
     j->b_hs[i] = j->b_vs[i] = 1;
-    if (!ok(j->api->GetImageInfo(j->sw, data, size, &comps, &css, widths, heights)) ||
+    if (!ok(j->api->GetImageInfo(j->main, data, size, &comps, &css, widths, heights)) ||
         widths[0] != dst->width || heights[0] != dst->height) {
         *refused = 1;
         return;
@@ -202,18 +239,6 @@ void place(GpuJpeg *j, int i, const uint8_t *data, size_t size, gpuimg_planes *d
 namespace
 {
 
-// nvJPEG's library handles, one pair per device for the whole process. A
-// handle is thread-safe (its states are not), and making the two takes
-// about 0.55 s on an H100 (each worker's states another 0.2-0.45 s), so a
-// batch's workers share them and keep only states of their own. Never
-// destroyed: the process's end takes them, and destroying them then races
-// the driver's own teardown (torchcodec leaks its decoders for the same
-// reason).
-struct Handles {
-    bool made = false;
-    nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS;
-    nvjpegHandle_t sw = nullptr, hw = nullptr;
-};
 Handles g_handles[64];
 pthread_mutex_t g_handles_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -228,16 +253,33 @@ Handles *handles_for(const NvjpegApi *api)
     pthread_mutex_lock(&g_handles_lock);
     if (!h->made) {
         h->made = true;
-        h->status =
-            api->CreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &h->sw);
-        // the engine is optional: on a GPU without one, the CUDA decoder does all
-        if (ok(h->status) && !ok(api->CreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr,
-                                               NVJPEG_FLAGS_DEFAULT, &h->hw)))
+        // the engine's handle also encodes; on a GPU without the engine the
+        // CUDA decoder's does all
+        if (!ok(api->CreateEx(NVJPEG_BACKEND_HARDWARE, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT,
+                              &h->hw))) {
             h->hw = nullptr;
-        cudaGetLastError(); // a refused hardware handle leaves nothing to report
+            cudaGetLastError(); // a refused hardware handle leaves nothing to report
+            h->sw_made = true;
+            h->status = api->CreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr,
+                                      NVJPEG_FLAGS_DEFAULT, &h->sw);
+        }
     }
     pthread_mutex_unlock(&g_handles_lock);
     return h;
+}
+
+nvjpegHandle_t sw_handle(const NvjpegApi *api, Handles *h)
+{
+    pthread_mutex_lock(&g_handles_lock);
+    if (!h->sw_made) {
+        h->sw_made = true;
+        if (!ok(api->CreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT,
+                              &h->sw)))
+            h->sw = nullptr;
+        cudaGetLastError();
+    }
+    pthread_mutex_unlock(&g_handles_lock);
+    return h->sw;
 }
 
 } // namespace
@@ -259,11 +301,11 @@ GpuJpeg *gpuimg__gpujpeg_create(char *why, size_t len)
         return nullptr;
     }
     j->api = api;
-    j->sw = h->sw;
+    j->handles = h;
+    j->main = h->hw ? h->hw : h->sw;
     nvjpegStatus_t s;
-    if (!ok(s = api->JpegStateCreate(j->sw, &j->sw_state)) ||
-        !ok(s = api->EncoderStateCreate(j->sw, &j->enc_state, nullptr)) ||
-        !ok(s = api->EncoderParamsCreate(j->sw, &j->enc_params, nullptr))) {
+    if (!ok(s = api->EncoderStateCreate(j->main, &j->enc_state, nullptr)) ||
+        !ok(s = api->EncoderParamsCreate(j->main, &j->enc_params, nullptr))) {
         snprintf(why, len, "nvJPEG could not be set up (%s)", gpuimg__nvjpeg_status(s));
         gpuimg__gpujpeg_destroy(j);
         return nullptr;
@@ -271,7 +313,7 @@ GpuJpeg *gpuimg__gpujpeg_create(char *why, size_t len)
     if (h->hw && ok(api->JpegStateCreate(h->hw, &j->hw_state)) &&
         ok(api->JpegStreamCreate(h->hw, &j->parsed))) {
         j->hw = h->hw;
-    } else if (j->hw_state) { // the CUDA decoder alone, then
+    } else if (j->hw_state) { // the CUDA decoder alone, then (made at its first file)
         api->JpegStateDestroy(j->hw_state);
         j->hw_state = nullptr;
     }
@@ -413,20 +455,20 @@ gpuimg_status gpuimg__gpujpeg_encode(GpuJpeg *j, cudaStream_t stream, const gpui
     }
     {
         nvjpegImage_t img = image_of(const_cast<gpuimg_planes *>(src));
-        s = src->channels == 1 ? a->EncodeYUV(j->sw, j->enc_state, j->enc_params, &img, css,
+        s = src->channels == 1 ? a->EncodeYUV(j->main, j->enc_state, j->enc_params, &img, css,
                                               src->width, src->height, stream)
-                               : a->EncodeImage(j->sw, j->enc_state, j->enc_params, &img,
+                               : a->EncodeImage(j->main, j->enc_state, j->enc_params, &img,
                                                 NVJPEG_INPUT_RGB, src->width, src->height, stream);
         size_t len = 0;
         if (!ok(s) ||
-            !ok(s = a->EncodeRetrieveBitstream(j->sw, j->enc_state, nullptr, &len, stream)))
+            !ok(s = a->EncodeRetrieveBitstream(j->main, j->enc_state, nullptr, &len, stream)))
             goto failed;
         uint8_t *buf = static_cast<uint8_t *>(malloc(len ? len : 1));
         if (!buf) {
             snprintf(msg, msglen, "out of memory");
             return GPUIMG_ERR_NOMEM;
         }
-        if (!ok(s = a->EncodeRetrieveBitstream(j->sw, j->enc_state, buf, &len, stream))) {
+        if (!ok(s = a->EncodeRetrieveBitstream(j->main, j->enc_state, buf, &len, stream))) {
             free(buf);
             goto failed;
         }
