@@ -13,10 +13,12 @@
 // output format (YUV, or the Y plane of a grayscale file), which
 // spreads the batch over the engine's cores; any other file (progressive,
 // or a GPU without the engine) takes nvJPEG's CUDA decoder, one file a
-// call. What nvJPEG refuses (CMYK, 12-bit, arithmetic coding, a damaged
-// file) is handed back to the caller for libjpeg-turbo, file by file, so
-// that one file never fails a batch. A failed batched call is retried file
-// by file, so a damaged file costs only itself.
+// call. What nvJPEG refuses (src/jpeg_scan.c has kept CMYK, 12-bit and
+// arithmetic-coded files away; this is damage it could not see) is handed
+// back to the caller for libjpeg-turbo, file by file, so that one file
+// never fails a batch. A failed batched call is retried file by file on the
+// engine, so a damaged file costs only itself and the others keep the
+// engine's bytes.
 //
 // Ordering: the hardware path writes its outputs without waiting for the
 // caller's stream (torchcodec#1634 found H100s corrupting images whose
@@ -96,10 +98,8 @@ gpuimg_status device_fail(char *msg, size_t len, const char *what, cudaError_t e
     return GPUIMG_ERR_DEVICE;
 }
 
-int grow(GpuJpeg *j, int n) // n > 0
+void free_arrays(GpuJpeg *j)
 {
-    if (n <= j->cap)
-        return 0;
     free(j->b_data);
     free(j->b_size);
     free(j->b_out);
@@ -107,6 +107,13 @@ int grow(GpuJpeg *j, int n) // n > 0
     free(j->b_ycc);
     free(j->b_hs);
     free(j->b_vs);
+}
+
+int grow(GpuJpeg *j, int n) // n > 0
+{
+    if (n <= j->cap)
+        return 0;
+    free_arrays(j);
     j->b_ycc = static_cast<nvjpegImage_t *>(calloc(n, sizeof *j->b_ycc));
     j->b_hs = static_cast<int *>(malloc(n * sizeof *j->b_hs));
     j->b_vs = static_cast<int *>(malloc(n * sizeof *j->b_vs));
@@ -185,11 +192,24 @@ gpuimg_status decode_hw(GpuJpeg *j, cudaStream_t stream, int m, nvjpegOutputForm
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err != cudaSuccess)
         return device_fail(msg, msglen, "cudaStreamSynchronize (nvJPEG decode)", err);
-    if (!done) {         // one file may have failed the call: each alone, so only it fails
+    if (!done) {
+        // One file may have failed the call: each alone on the engine (the
+        // CUDA decoder's last bits differ, so the rest keep the bytes they
+        // have alone), and the CUDA decoder only for one the engine fails.
         j->hw_batch = 0; // nvJPEG's rule: initialize again after a failed batch
         for (int k = 0; k < m; k++) {
             int i = j->b_index[k];
-            decode_one(j, stream, i, data[i], size[i], dst[i]->channels, &refused[i]);
+            bool alone = false;
+            if (j->hw_batch == 1 ||
+                ok(j->api->DecodeBatchedInitialize(j->hw, j->hw_state, 1, 1, fmt)))
+                alone = ok(j->api->DecodeBatched(j->hw, j->hw_state, &j->b_data[k], &j->b_size[k],
+                                                 &j->b_out[k], stream));
+            j->hw_batch = alone ? 1 : 0;
+            j->hw_format = fmt;
+            if ((err = cudaStreamSynchronize(stream)) != cudaSuccess)
+                return device_fail(msg, msglen, "cudaStreamSynchronize (nvJPEG decode)", err);
+            if (!alone)
+                decode_one(j, stream, i, data[i], size[i], dst[i]->channels, &refused[i]);
         }
     }
     return GPUIMG_OK;
@@ -336,13 +356,7 @@ void gpuimg__gpujpeg_destroy(GpuJpeg *j)
         a->EncoderStateDestroy(j->enc_state);
     if (j->sw_state)
         a->JpegStateDestroy(j->sw_state);
-    free(j->b_data);
-    free(j->b_size);
-    free(j->b_out);
-    free(j->b_index);
-    free(j->b_ycc);
-    free(j->b_hs);
-    free(j->b_vs);
+    free_arrays(j);
     cudaFree(j->d_chroma);
     delete j;
 }

@@ -24,7 +24,7 @@ constexpr int COLOUR_THREADS = 256;
 namespace
 {
 
-// libjpeg's column sum (3 x nearer row + farther row), clamped at the sides.
+// libjpeg's column sum: 3 x the nearer chroma row + the farther one.
 __device__ __forceinline__ int colsum(const uint8_t *near, const uint8_t *far, int i)
 {
     return 3 * near[i] + far[i];

@@ -87,8 +87,6 @@ int load(const char *path, NvjpegApi *api, char *why, size_t len)
               find(lib, "nvjpegEncoderParamsSetQuality", &api->EncoderParamsSetQuality, why, len) |
               find(lib, "nvjpegEncoderParamsSetSamplingFactors",
                    &api->EncoderParamsSetSamplingFactors, why, len) |
-              find(lib, "nvjpegEncoderParamsSetOptimizedHuffman",
-                   &api->EncoderParamsSetOptimizedHuffman, why, len) |
               find(lib, "nvjpegEncodeImage", &api->EncodeImage, why, len) |
               find(lib, "nvjpegEncodeYUV", &api->EncodeYUV, why, len) |
               find(lib, "nvjpegEncodeRetrieveBitstream", &api->EncodeRetrieveBitstream, why, len);

@@ -30,7 +30,6 @@ struct NvjpegApi {
     decltype(&nvjpegEncoderParamsDestroy) EncoderParamsDestroy;
     decltype(&nvjpegEncoderParamsSetQuality) EncoderParamsSetQuality;
     decltype(&nvjpegEncoderParamsSetSamplingFactors) EncoderParamsSetSamplingFactors;
-    decltype(&nvjpegEncoderParamsSetOptimizedHuffman) EncoderParamsSetOptimizedHuffman;
     decltype(&nvjpegEncodeImage) EncodeImage;
     decltype(&nvjpegEncodeYUV) EncodeYUV;
     decltype(&nvjpegEncodeRetrieveBitstream) EncodeRetrieveBitstream;

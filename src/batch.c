@@ -118,10 +118,13 @@ static void queue_push(queue *q, item *it)
     pthread_mutex_unlock(&q->lock);
 }
 
-/* The next item if one is queued now, else NULL at once. */
-static item *queue_try_pop(queue *q)
+/* The next item; when the queue is empty, NULL at once (wait 0), or (wait
+ * 1) after waiting for one, NULL once every producer has finished. */
+static item *queue_take(queue *q, int wait)
 {
     pthread_mutex_lock(&q->lock);
+    while (wait && q->count == 0 && q->producers > 0)
+        pthread_cond_wait(&q->changed, &q->lock);
     item *it = NULL;
     if (q->count > 0) {
         it = q->slots[q->head];
@@ -133,21 +136,9 @@ static item *queue_try_pop(queue *q)
     return it;
 }
 
-/* NULL once the queue is empty and every producer has finished. */
 static item *queue_pop(queue *q)
 {
-    pthread_mutex_lock(&q->lock);
-    while (q->count == 0 && q->producers > 0)
-        pthread_cond_wait(&q->changed, &q->lock);
-    item *it = NULL;
-    if (q->count > 0) {
-        it = q->slots[q->head];
-        q->head = (q->head + 1) % q->cap;
-        q->count--;
-        pthread_cond_broadcast(&q->changed);
-    }
-    pthread_mutex_unlock(&q->lock);
-    return it;
+    return queue_take(q, 1);
 }
 
 static void queue_producer_done(queue *q)
@@ -385,8 +376,8 @@ static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
 
 /* Up to JPEG_BATCH items taken together: the JPEGs for the device's
  * decoder in one call, then each item run in the order taken. A file
- * nvJPEG refuses is decoded on the CPU here, and one that fails fails
- * alone. */
+ * nvJPEG refuses is decoded on the CPU here, and one that fails to decode
+ * fails alone (a failure of the device itself fails the group). */
 static void run_group(worker *w, int jpeg_device, item **group, int m)
 {
     batch *b = w->b;
@@ -400,8 +391,13 @@ static void run_group(worker *w, int jpeg_device, item **group, int m)
             files[k++] = &group[i]->jf;
         }
     }
+    if (atomic_load(&batch_cancelled)) { /* not started, not counted */
+        for (int i = 0; i < m; i++)
+            gate_leave(b, group[i]);
+        return;
+    }
     gpuimg_status st = GPUIMG_OK;
-    if (k && !atomic_load(&batch_cancelled))
+    if (k)
         st = gpuimg__jpeg_decode(w->ctx, w->ctx->backend, k, files, planes, refused);
     for (int i = 0; i < m; i++) {
         item *it = group[i];
@@ -435,7 +431,7 @@ static void *device_worker(void *arg)
     worker *w = arg;
     batch *b = w->b;
     gpuimg_backend *be;
-    /* each worker's backend sets up its own nvJPEG (handles and buffers per stream) */
+    /* each worker's backend keeps its own nvJPEG states (the handles are shared) */
     int jpeg_device = atomic_load(&b->device_jpeg) == 1 &&
                       gpuimg__backend(w->ctx, &be) == GPUIMG_OK &&
                       gpuimg__jpeg_device(w->ctx, be) == 1;
@@ -443,7 +439,7 @@ static void *device_worker(void *arg)
     while ((it = queue_pop(&b->to_device)) != NULL) {
         item *group[JPEG_BATCH] = {it};
         int m = 1;
-        while (it->bytes && m < JPEG_BATCH && (group[m] = queue_try_pop(&b->to_device)) != NULL)
+        while (it->bytes && m < JPEG_BATCH && (group[m] = queue_take(&b->to_device, 0)) != NULL)
             m++;
         run_group(w, jpeg_device, group, m);
     }
@@ -718,6 +714,9 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
         gpuimg_status st = gpuimg_ctx_backend(ctx, &backend);
         if (st != GPUIMG_OK)
             return st;
+        if (b->cfg.jpeg_codec == GPUIMG_JPEG_GPU && plan_has_jpeg(b, 0))
+            return gpuimg__fail(ctx, GPUIMG_ERR_NO_DEVICE,
+                                "--jpeg-codec gpu: no CUDA device (the batch runs on the CPU)");
         b->one_pool = 1;
         b->max_in_flight = 2 * r->jobs; /* queued jobs hold no pixels yet */
         b->pool = gpuimg__pool_create(r->jobs);

@@ -36,12 +36,26 @@ static size_t skip_entropy(const uint8_t *data, size_t size, size_t i)
     return size;
 }
 
+/* Whether libjpeg-turbo reads a 3-component file as YCbCr (jdapimin.c's
+ * default_decompress_parms): so a JFIF file; else Adobe's transform 1 (0 is
+ * RGB, and any other value a warning, which the CPU makes an error); else
+ * any component identifiers but R G B. */
+static int ycbcr(int jfif, int adobe, const uint8_t ids[3])
+{
+    if (jfif)
+        return 1;
+    if (adobe >= 0)
+        return adobe == 1;
+    return !(ids[0] == 'R' && ids[1] == 'G' && ids[2] == 'B');
+}
+
 int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
 {
     memset(out, 0, sizeof *out);
     if (size < 4 || data[0] != 0xFF || data[1] != 0xD8)
         return 0;
-    int frame = 0, scans = 0, adobe_rgb = 0;
+    int frame = 0, scans = 0, jfif = 0, adobe = -1; /* Adobe's transform, -1: none */
+    uint8_t ids[3] = {0, 0, 0};                     /* the components' identifiers */
     size_t i = 2;
     while (i + 1 < size) {
         if (data[i] != 0xFF)
@@ -53,9 +67,15 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
         }
         i += 2;
         if (m == 0xD9) /* EOI: whole, if it had a frame and a scan */
-            return frame && scans && !(out->components == 3 && adobe_rgb);
+            return frame && scans && (out->components == 1 || ycbcr(jfif, adobe, ids));
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7))
             continue; /* no length (a restart outside a scan is odd, but harmless) */
+        /* libjpeg stops at any other marker it does not know (a second SOI,
+         * JPGn, RESn): the CPU says so */
+        if (!((m >= 0xC0 && m <= 0xCF) || m == 0xDA || m == 0xDB || m == 0xDC || m == 0xDD ||
+              (m >= 0xE0 && m <= 0xEF) || m == 0xFE) ||
+            m == 0xC8)
+            return 0;
         if (i + 2 > size)
             return 0;
         unsigned len = be16(data + i);
@@ -72,11 +92,14 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
             out->height = (int)be16(seg + 1);
             out->width = (int)be16(seg + 3);
             out->components = seg[5];
-            if (seg[0] != 8 || out->width == 0 || out->height == 0 ||
-                (out->components != 1 && out->components != 3) ||
+            /* libjpeg's side limit (JPEG_MAX_DIMENSION) is the CPU's too */
+            if (seg[0] != 8 || out->width == 0 || out->height == 0 || out->width > 65500 ||
+                out->height > 65500 || (out->components != 1 && out->components != 3) ||
                 n < 6 + 3 * (size_t)out->components)
                 return 0;
             out->hs = out->vs = 1;
+            for (int c = 0; c < out->components; c++)
+                ids[c] = seg[6 + 3 * c];
             if (out->components == 3) { /* luma's factors over chroma's, which must be 1 1 */
                 out->hs = seg[7] >> 4;
                 out->vs = seg[7] & 15;
@@ -84,9 +107,11 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
                     !(out->vs == 1 || out->vs == out->hs) || (out->hs == 2 && out->width < 5))
                     return 0;
             }
+        } else if (m == 0xE0 && n >= 14 && memcmp(seg, "JFIF", 5) == 0) { /* as libjpeg looks */
+            jfif = 1;
         } else if (m == 0xEE && n >= 12 && memcmp(seg, "Adobe", 5) == 0) {
-            adobe_rgb = seg[11] == 0; /* transform 0: the components are RGB, not YCbCr */
-        } else if (m == 0xDA) {       /* SOS, then its entropy-coded data */
+            adobe = seg[11];
+        } else if (m == 0xDA) { /* SOS, then its entropy-coded data */
             if (!frame)
                 return 0;
             scans++;

@@ -134,6 +134,49 @@ START_TEST(scan_refuses)
     memcpy(bad, jpeg, len);
     bad[sof + 2] = 0xFF;
     ck_assert(!gpuimg__jpeg_scan(bad, len, &sh));
+    /* a side over libjpeg's 65500 */
+    memcpy(bad, jpeg, len);
+    bad[sof + 7] = 0xFF, bad[sof + 8] = 0xDD; /* width 65501 */
+    ck_assert(!gpuimg__jpeg_scan(bad, len, &sh));
+    bad[sof + 8] = 0xDC; /* 65500 */
+    ck_assert(gpuimg__jpeg_scan(bad, len, &sh));
+    /* a second SOI, and a marker libjpeg does not know (JPG0) */
+    static const uint8_t marker[] = {0xD8, 0xF0};
+    for (int k = 0; k < 2; k++) {
+        uint8_t *more = malloc(len + 4);
+        memcpy(more, jpeg, 2);
+        more[2] = 0xFF, more[3] = marker[k];
+        if (k) /* JPG0 has a length */
+            memcpy(more + 2, (const uint8_t[]){0xFF, 0xF0, 0x00, 0x02}, 4);
+        memcpy(more + (k ? 6 : 4), jpeg + 2, len - 2);
+        ck_assert_msg(!gpuimg__jpeg_scan(more, len + (k ? 4 : 2), &sh), "marker %02x", marker[k]);
+        free(more);
+    }
+    /* Without JFIF's APP0, libjpeg-turbo guesses from the component
+     * identifiers (R G B: RGB, which the device would convert as YCbCr)
+     * and from Adobe's transform (0 RGB, 1 YCbCr, others a warning). */
+    size_t app0 = 4 + ((size_t)jpeg[4] << 8 | jpeg[5]); /* TurboJPEG writes JFIF first */
+    ck_assert(jpeg[3] == 0xE0);
+    size_t nlen = len - (app0 - 2);
+    uint8_t *bare = malloc(nlen + 16);
+    memcpy(bare, jpeg, 2);
+    memcpy(bare + 2, jpeg + app0, len - app0);
+    size_t bsof = sof - (app0 - 2);
+    ck_assert(gpuimg__jpeg_scan(bare, nlen, &sh)); /* ids 1 2 3: YCbCr */
+    bare[bsof + 10] = 'R', bare[bsof + 13] = 'G', bare[bsof + 16] = 'B';
+    ck_assert(!gpuimg__jpeg_scan(bare, nlen, &sh));
+    for (int t = 0; t < 3; t++) { /* Adobe's APP14 before the rest, ids R G B */
+        uint8_t *ad = malloc(nlen + 16);
+        static const uint8_t app14[16] = {0xFF, 0xEE, 0,   14, 'A', 'd', 'o', 'b',
+                                          'e',  0,    100, 0,  0,   0,   0,   0};
+        memcpy(ad, bare, 2);
+        memcpy(ad + 2, app14, 16);
+        ad[17] = (uint8_t)t;
+        memcpy(ad + 18, bare + 2, nlen - 2);
+        ck_assert_msg(gpuimg__jpeg_scan(ad, nlen + 16, &sh) == (t == 1), "transform %d", t);
+        free(ad);
+    }
+    free(bare);
     free(bad);
     free(jpeg);
     /* CMYK: four components */
@@ -240,6 +283,16 @@ START_TEST(codec_option)
                          4);
         ck_assert_msg(strstr(err, "--jpeg-codec gpu") != NULL, "%s", err);
         ck_assert_int_eq(access(out, F_OK), -1);
+        free(err);
+        /* and a batch, which would otherwise run on the CPU */
+        char dst[512];
+        snprintf(dst, sizeof dst, "%s/batch", dir);
+        ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "--jpeg-codec", "gpu",
+                                                      "batch", dir, dst, "invert", NULL},
+                                NULL, NULL, &err),
+                         4);
+        ck_assert_msg(strstr(err, "--jpeg-codec gpu") != NULL, "%s", err);
+        ck_assert_int_eq(tu_count_entries(dst), 0);
         free(err);
     }
 }
