@@ -228,10 +228,11 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
         } else if (memcmp(type, "tRNS", 4) == 0 || (type[0] & 0x20) == 0) {
             /* tRNS would become an alpha channel. A critical chunk other
              * than a colour image's suggested palette (PLTE before the
-             * IDATs), one libpng may not know or may refuse, is libpng's
-             * to judge. */
-            int palette_hint =
-                memcmp(type, "PLTE", 4) == 0 && !idats && (ihdr[9] & 2) && palettes++ == 0;
+             * IDATs, 1 to 256 entries: libpng refuses an empty one, even
+             * where it is only a hint), one libpng may not know or may
+             * refuse, is libpng's to judge. */
+            int palette_hint = memcmp(type, "PLTE", 4) == 0 && !idats && (ihdr[9] & 2) &&
+                               len >= 3 && len <= 768 && len % 3 == 0 && palettes++ == 0;
             if (!palette_hint)
                 break;
         }

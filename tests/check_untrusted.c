@@ -14,7 +14,9 @@
 #include <jpeglib.h>
 
 #include <tiffio.h>
+#include <zlib.h>
 
+#include "io.h"
 #include "testutil.h"
 
 static gpuimg_status load_bytes(gpuimg_ctx *ctx, const void *data, size_t len, gpuimg_image *img)
@@ -585,6 +587,64 @@ START_TEST(png_chunk_longer_than_file)
 }
 END_TEST
 
+/* Fuzzer finding (fuzz_png, in CI): an RGBA PNG with an empty PLTE chunk.
+ * libpng refuses any empty palette ("Invalid palette"), even a colour
+ * image's optional hint; the fast reader took it as the hint it skips. It
+ * now leaves a hint of other than 1-256 entries to libpng; one that is
+ * valid is still skipped, and the pixels are the file's. */
+START_TEST(png_empty_palette_hint)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/rgba.png", tu_tmpdir());
+    gpuimg_image img, got;
+    tu_random_image(&img, 13, 7, 4, 5);
+    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    size_t len;
+    uint8_t *png = (uint8_t *)tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(png);
+    static const size_t entries[] = {0, 1, 256, 257};
+    for (int k = 0; k < 4; k++) { /* 0 and 1 byte short of an entry; 1 and 256 entries */
+        size_t n = k == 1 ? 4 : 3 * entries[k]; /* k 1: 4 bytes, not whole entries */
+        uint8_t *with = malloc(len + 12 + n);
+        size_t at = 8 + 25; /* after the signature and IHDR */
+        memcpy(with, png, at);
+        uint8_t *c = with + at;
+        c[0] = (uint8_t)(n >> 24), c[1] = (uint8_t)(n >> 16), c[2] = (uint8_t)(n >> 8),
+        c[3] = (uint8_t)n;
+        memcpy(c + 4, "PLTE", 4);
+        for (size_t i = 0; i < n; i++)
+            c[8 + i] = (uint8_t)(i * 37);
+        uLong crc = crc32(0, c + 4, (uInt)(4 + n));
+        c[8 + n] = (uint8_t)(crc >> 24), c[9 + n] = (uint8_t)(crc >> 16),
+              c[10 + n] = (uint8_t)(crc >> 8), c[11 + n] = (uint8_t)crc;
+        memcpy(c + 12 + n, png + at, len - at);
+        gpuimg_status st = gpuimg_load_memory(ctx, with, len + 12 + n, "hint.png", &got);
+        if (k == 2) { /* 256 entries: a valid hint, skipped */
+            ck_assert_int_eq(st, GPUIMG_OK);
+            char msg[256];
+            ck_assert_msg(tu_images_agree(&got, &img, 1, msg, sizeof msg), "%s", msg);
+            gpuimg_image_free(&got);
+        } else { /* libpng's verdict, whatever it is, and never the fast reader's pixels */
+            gpuimg_image fast;
+            memset(&fast, 0, sizeof fast);
+            ck_assert_int_le(gpuimg__decode_png_fast(ctx, with, len + 12 + n, &fast), 0);
+            if (st == GPUIMG_OK)
+                gpuimg_image_free(&got);
+            else
+                ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "hint.png") != NULL, "%s",
+                              gpuimg_ctx_error(ctx));
+            if (k == 0)
+                ck_assert_int_eq(st, GPUIMG_ERR_DECODE); /* "Invalid palette" */
+        }
+        free(with);
+    }
+    free(png);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 /* A TIFF written with libtiff directly: w x h, spp samples of 8 bits,
  * contiguous or separate planes, rows of pixel x y sample s = x*7+y*3+s*50;
  * rows_per_strip rows a strip. */
@@ -675,6 +735,7 @@ Suite *untrusted_suite(void)
     tcase_add_test(tc, numbers_parsed_strictly);
     tcase_add_test(tc, empty_folder_is_empty_batch);
     tcase_add_test(tc, png_chunk_longer_than_file);
+    tcase_add_test(tc, png_empty_palette_hint);
     tcase_add_test(tc, tiff_layouts_and_lies);
     suite_add_tcase(s, tc);
     return s;
