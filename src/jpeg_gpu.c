@@ -204,9 +204,5 @@ void gpuimg__output_free(gpuimg__output *out)
 {
     free(out->jpeg);
     out->jpeg = NULL;
-    if (out->image.data)
-        gpuimg_image_free(&out->image);
-    else
-        gpuimg_metadata_free(out->image.meta);
-    memset(&out->image, 0, sizeof out->image);
+    gpuimg_image_free(&out->image); /* its metadata too, pixels or not */
 }

@@ -89,13 +89,12 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
         (dev = gpuimg__jpeg_device(ctx, be)) < 0)
         st = GPUIMG_ERR_NO_DEVICE;
     if (st != GPUIMG_OK || !dev) {
+        gpuimg__jpeg_file_free(&jf);
         if (st == GPUIMG_OK && device_decode) { /* the CPU's codec after all */
-            gpuimg__jpeg_file_free(&jf);
             st = gpuimg__load_owned(ctx, data, size, name, &src);
             data = NULL;
         }
         free(data);
-        gpuimg__jpeg_file_free(&jf);
         if (st == GPUIMG_OK)
             return on_host(ctx, &src, out, format, steps, nsteps, info);
         gpuimg_image_free(&src);
