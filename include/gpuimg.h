@@ -202,6 +202,13 @@ typedef struct gpuimg_config {
     void (*warn)(void *user, const char *message);
     void *warn_user;
     gpuimg_jpeg_codec jpeg_codec; /* default AUTO */
+    /* A folder's run (gpuimg_batch, gpuimg_compare_folders) holds at most
+     * this many bytes of decoded images at once, admitting each by its
+     * decoded size (width x height x channels x bytes per value) and
+     * refusing one that alone is larger (GPUIMG_ERR_TOO_LARGE); 0: a quarter of
+     * the machine's physical memory (a run's peak is about three times what it
+     * admits: each image's planes and output besides its pixels). */
+    uint64_t memory_budget;
 } gpuimg_config;
 
 /* Fills cfg with the documented defaults. */
@@ -552,11 +559,20 @@ void gpuimg_folder_result_free(gpuimg_folder_result *r);
 
 /* Makes the goldens agree with a compared folder: the actual of each
  * failed, size and new pair copied byte for byte over (or beside) its
- * golden, atomically; with prune, the goldens of missing pairs deleted, and
- * their masks. Nothing else is written or deleted. *updated and *pruned
- * count what was done; the first failure stops it (the context's error). */
+ * golden, atomically, as gpuimg_copy_image copies; with prune, the goldens
+ * of missing pairs deleted, and their masks. Nothing else is written or
+ * deleted. *updated and *pruned count what was done; a pair that cannot be
+ * updated does not stop the others, and the first failure is returned
+ * (the context's error) once all were tried. */
 gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result *r, int prune,
                                     size_t *updated, size_t *pruned);
+/* Copies the image file from to the path to, byte for byte and atomically,
+ * only if from is a regular file (not reached through a symbolic link, not
+ * a FIFO or a device), within --max-pixels, that decodes whole as an
+ * image: what a report or a golden folder receives from an untrusted
+ * folder is an image, never a link's target. GPUIMG_ERR_IO or _DECODE
+ * naming from otherwise. */
+gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *from, const char *to);
 
 /* ---- Batch: every image of a folder through a pipeline (SPEC §5) -------- */
 

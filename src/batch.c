@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "batch_plan.h"
+#include "budget.h"
 #include "host_buffers.h"
 #include "internal.h"
 #include "io.h"
@@ -80,6 +81,7 @@ typedef struct item {
     size_t size;
     gpuimg__jpeg_file jf;
     gpuimg__output out; /* the device stage's result, for the encode job */
+    uint64_t taken;     /* of the batch's memory budget, until the item is freed */
 } item;
 
 typedef struct queue {
@@ -173,6 +175,8 @@ typedef struct batch {
     pthread_mutex_t gate_lock;
     pthread_cond_t gate_open;
     int in_flight, max_in_flight;
+    /* and the images' decoded bytes among them (budget.h) */
+    gpuimg__budget budget;
     /* events and counts */
     pthread_mutex_t report_lock;
     gpuimg_batch_summary sum;
@@ -234,6 +238,7 @@ static void gate_leave(batch *b, item *it)
         free(it->bytes);
         gpuimg__jpeg_file_free(&it->jf);
         gpuimg__output_free(&it->out);
+        gpuimg__budget_give(&b->budget, it->taken);
     }
     free(it);
     pthread_mutex_lock(&b->gate_lock);
@@ -257,25 +262,44 @@ static item *new_item(batch *b, size_t i)
     return it;
 }
 
+/* A file's bytes, read (regular files only: the contexts' folder_files)
+ * and admitted to the memory budget by the size they decode to. */
+static gpuimg_status read_admitted(gpuimg_ctx *ctx, batch *b, const char *input, item *it,
+                                   uint8_t **data, size_t *size)
+{
+    gpuimg_status st = gpuimg__read_file(ctx, input, data, size);
+    if (st != GPUIMG_OK)
+        return st;
+    uint64_t need = gpuimg__decoded_bytes(ctx, *data, *size);
+    if ((st = gpuimg__budget_take(&b->budget, ctx, input, need)) != GPUIMG_OK) {
+        free(*data);
+        *data = NULL;
+        return st;
+    }
+    it->taken = need;
+    return GPUIMG_OK;
+}
+
 /* A decoder's part: the file read, and decoded unless the device's decoder
  * will take it (a JPEG it may decode, jpeg_gpu.h), whose bytes and
  * metadata the item keeps instead. */
 static gpuimg_status read_for_device(gpuimg_ctx *ctx, batch *b, const char *input, item *it)
 {
-    if (atomic_load(&b->device_jpeg) == 0 || b->cfg.jpeg_codec == GPUIMG_JPEG_CPU)
-        return gpuimg_load(ctx, input, &it->image);
     uint8_t *data;
     size_t size;
+    gpuimg_status st = read_admitted(ctx, b, input, it, &data, &size);
+    if (st != GPUIMG_OK)
+        return st;
+    if (atomic_load(&b->device_jpeg) == 0 || b->cfg.jpeg_codec == GPUIMG_JPEG_CPU)
+        return gpuimg__load_owned(ctx, data, size, input, &it->image);
     int eligible = 0;
-    gpuimg_status st = gpuimg__read_file(ctx, input, &data, &size);
-    if (st == GPUIMG_OK &&
-        (st = gpuimg__jpeg_probe(ctx, input, data, size, &it->jf, &eligible)) != GPUIMG_OK)
+    if ((st = gpuimg__jpeg_probe(ctx, input, data, size, &it->jf, &eligible)) != GPUIMG_OK)
         free(data);
-    else if (st == GPUIMG_OK && eligible) {
+    else if (eligible) {
         it->bytes = data;
         it->size = size;
         it->jf.name = NULL; /* input is this function's; the decode needs no name */
-    } else if (st == GPUIMG_OK)
+    } else
         st = gpuimg__load_owned(ctx, data, size, input, &it->image);
     return st;
 }
@@ -472,6 +496,7 @@ static encoder *encoder_take(batch *b)
     e->ctx->pool = b->pool;  /* lent: a PNG's chunks are its pieces */
     e->ctx->split_files = 0; /* (the one pool: each job has a file of its own) */
     e->ctx->reuse_memory = 1;
+    e->ctx->folder_files = 1; /* the CPU batch's jobs read their files */
     e->ctx->depth_warned = b->depth_warned;
     e->ctx->buffers = b->buffers;
     pthread_mutex_lock(&b->encoders_lock);
@@ -545,9 +570,12 @@ static void file_job(gpuimg_task *task)
     char input[PATH_BUF];
     snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[it->index]);
     gpuimg_image out;
+    uint8_t *data;
+    size_t size;
     if (!e) {
         report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
-    } else if (gpuimg_load(e->ctx, input, &it->image) != GPUIMG_OK ||
+    } else if (read_admitted(e->ctx, b, input, it, &data, &size) != GPUIMG_OK ||
+               gpuimg__load_owned(e->ctx, data, size, input, &it->image) != GPUIMG_OK ||
                gpuimg_run_consume(e->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) !=
                    GPUIMG_OK) {
         report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
@@ -757,6 +785,7 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
         r->dec[i].ctx->pool = b->pool;
         r->dec[i].ctx->split_files = 0;
         r->dec[i].ctx->buffers = b->buffers;
+        r->dec[i].ctx->folder_files = 1;
     }
     b->to_device.producers = r->jobs; /* no thread runs yet */
     pthread_t opener;
@@ -841,6 +870,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_cond_init(&b.gate_open, NULL);
     pthread_mutex_init(&b.report_lock, NULL);
     pthread_mutex_init(&b.encoders_lock, NULL);
+    gpuimg__budget_init(&b.budget, gpuimg__budget_of(&ctx->cfg));
     b.sum.total = b.plan.files.n;
     b.sum.ignored = b.plan.ignored;
     /* Unreadable subfolders: failures, reported like files (not in total). */
@@ -869,6 +899,7 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_cond_destroy(&b.gate_open);
     pthread_mutex_destroy(&b.report_lock);
     pthread_mutex_destroy(&b.encoders_lock);
+    gpuimg__budget_destroy(&b.budget);
     /* Cleared at the end, not the start: a signal that came while the batch
      * was being set up still stops it. */
     b.sum.cancelled = atomic_exchange(&batch_cancelled, 0);

@@ -18,7 +18,10 @@
 #include <unistd.h>
 
 #include "batch_plan.h"
+#include "budget.h"
+#include "io.h"
 #include "pool.h"
+#include "utf8.h"
 
 #define PATH_BUF GPUIMG__PATH_BUF
 
@@ -120,40 +123,87 @@ typedef struct folder_run {
     pthread_mutex_t report_lock; /* one on_failed call at a time */
     gpuimg_config cfg;
     gpuimg_pool *pool;
+    gpuimg__budget budget; /* the decoded images of the pairs in hand */
 } folder_run;
+
+/* A reason, cut (if it must be) at a character's boundary. */
+static void set_reason(gpuimg_pair *p, const char *fmt, const char *text)
+{
+    if (snprintf(p->reason, sizeof p->reason, fmt, text) >= (int)sizeof p->reason)
+        gpuimg__utf8_trim(p->reason);
+}
 
 static void pair_error(gpuimg_pair *p, gpuimg_ctx *ctx)
 {
     p->status = GPUIMG_PAIR_ERROR;
-    snprintf(p->reason, sizeof p->reason, "%s", gpuimg_ctx_error(ctx));
+    set_reason(p, "%s", gpuimg_ctx_error(ctx));
 }
 
-/* One pair, both present: load, compare, judge. */
+/* A pair's files: read (regular files only: ctx->folder_files), admitted
+ * to the budget by their decoded size, and decoded. The actual of a new
+ * pair is decoded too, so that nothing but an image is ever called one:
+ * the report and --update copy only what decodes (gpuimg_copy_image). */
+struct pair_files {
+    gpuimg_image e, a, mask;
+    uint64_t taken; /* of the budget */
+};
+
+static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
+                               struct pair_files *f)
+{
+    const char *path[3] = {p->status != GPUIMG_PAIR_NEW ? p->expected : NULL, p->actual, p->mask};
+    gpuimg_image *img[3] = {&f->e, &f->a, &f->mask};
+    uint8_t *data[3] = {NULL, NULL, NULL};
+    size_t size[3] = {0, 0, 0};
+    uint64_t need = 0;
+    gpuimg_status st = GPUIMG_OK;
+    for (int k = 0; k < 3 && st == GPUIMG_OK; k++)
+        if (path[k] && (st = gpuimg__read_file(ctx, path[k], &data[k], &size[k])) == GPUIMG_OK)
+            need += gpuimg__decoded_bytes(ctx, data[k], size[k]);
+    /* the difference image, for the report, is the size of the expected */
+    if (st == GPUIMG_OK && run->o->on_failed && path[0])
+        need += gpuimg__decoded_bytes(ctx, data[0], size[0]);
+    if (st == GPUIMG_OK && (st = gpuimg__budget_take(&run->budget, ctx, p->path, need)) == GPUIMG_OK)
+        f->taken = need;
+    for (int k = 0; k < 3; k++) {
+        if (st == GPUIMG_OK && path[k])
+            st = gpuimg__load_owned(ctx, data[k], size[k], path[k], img[k]);
+        else
+            free(data[k]);
+    }
+    return st;
+}
+
+/* One pair with an actual: load, compare, judge; a new pair only loaded. */
 static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
 {
     const gpuimg_folder_options *o = run->o;
-    gpuimg_image e = {0}, a = {0}, mask = {0}, diff = {0};
-    if (gpuimg_load(ctx, p->expected, &e) != GPUIMG_OK ||
-        gpuimg_load(ctx, p->actual, &a) != GPUIMG_OK ||
-        (p->mask && gpuimg_load(ctx, p->mask, &mask) != GPUIMG_OK)) {
+    struct pair_files f = {0};
+    gpuimg_image diff = {0};
+    if (load_pair(run, ctx, p, &f) != GPUIMG_OK) {
         pair_error(p, ctx);
         goto done;
     }
-    p->expected_width = e.width;
-    p->expected_height = e.height;
-    p->actual_width = a.width;
-    p->actual_height = a.height;
+    p->actual_width = f.a.width;
+    p->actual_height = f.a.height;
+    if (p->status == GPUIMG_PAIR_NEW) {
+        set_reason(p, "no golden %s", p->expected);
+        goto done;
+    }
+    p->expected_width = f.e.width;
+    p->expected_height = f.e.height;
     gpuimg_compare_options co = o->compare;
-    co.mask = p->mask ? &mask : NULL;
-    if (gpuimg_compare(ctx, &e, &a, &co, &p->result, o->on_failed ? &diff : NULL) != GPUIMG_OK) {
+    co.mask = p->mask ? &f.mask : NULL;
+    if (gpuimg_compare(ctx, &f.e, &f.a, &co, &p->result, o->on_failed ? &diff : NULL) !=
+        GPUIMG_OK) {
         pair_error(p, ctx);
         goto done;
     }
     p->failed = gpuimg_compare_check(&p->result, &o->limits, p->reason, sizeof p->reason);
     if (p->result.size_differs) {
         p->status = GPUIMG_PAIR_SIZE;
-        snprintf(p->reason, sizeof p->reason, "size %dx%d, expected %dx%d", a.width, a.height,
-                 e.width, e.height);
+        snprintf(p->reason, sizeof p->reason, "size %dx%d, expected %dx%d", f.a.width, f.a.height,
+                 f.e.width, f.e.height);
     } else if (p->failed) {
         p->status = GPUIMG_PAIR_FAILED;
     } else {
@@ -166,9 +216,10 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
     }
 done:
     gpuimg_image_free(&diff);
-    gpuimg_image_free(&mask);
-    gpuimg_image_free(&a);
-    gpuimg_image_free(&e);
+    gpuimg_image_free(&f.mask);
+    gpuimg_image_free(&f.a);
+    gpuimg_image_free(&f.e);
+    gpuimg__budget_give(&run->budget, f.taken);
 }
 
 static void *worker(void *arg)
@@ -179,6 +230,7 @@ static void *worker(void *arg)
     if (made == GPUIMG_OK) {
         ctx->pool = run->pool; /* lent: own_pool stays 0 */
         ctx->split_files = 0;  /* each worker has a file of its own */
+        ctx->folder_files = 1;
     }
     for (;;) {
         size_t i = atomic_fetch_add(&run->next, 1);
@@ -186,9 +238,7 @@ static void *worker(void *arg)
             break;
         gpuimg_pair *p = &run->out->pairs[i];
         if (p->status == GPUIMG_PAIR_MISSING) {
-            snprintf(p->reason, sizeof p->reason, "no actual %s", p->actual);
-        } else if (p->status == GPUIMG_PAIR_NEW) {
-            snprintf(p->reason, sizeof p->reason, "no golden %s", p->expected);
+            set_reason(p, "no actual %s", p->actual);
         } else if (made != GPUIMG_OK) {
             p->status = GPUIMG_PAIR_ERROR;
             snprintf(p->reason, sizeof p->reason, "%s", gpuimg_strerror(made));
@@ -210,11 +260,13 @@ gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_option
         return st;
     }
     folder_run run = {.o = opt, .out = out, .cfg = ctx->cfg};
+    gpuimg__budget_init(&run.budget, gpuimg__budget_of(&ctx->cfg));
     /* Resolve the backend once, here, for every worker: "auto" says its one
      * notice and CUDA's context is made once (only when SSIM needs it). */
     if (opt->compare.ssim && out->npairs > 0) {
         const char *name;
         if ((st = gpuimg_ctx_backend(ctx, &name)) != GPUIMG_OK) {
+            gpuimg__budget_destroy(&run.budget);
             gpuimg_folder_result_free(out);
             return st;
         }
@@ -236,62 +288,96 @@ gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_option
     free(threads);
     pthread_mutex_destroy(&run.report_lock);
     gpuimg__pool_destroy(run.pool);
+    gpuimg__budget_destroy(&run.budget);
     for (size_t i = 0; i < out->npairs; i++)
         out->count[out->pairs[i].status]++;
     return GPUIMG_OK;
 }
 
 struct copy {
-    const char *from, *to;
+    const char *to;
+    const uint8_t *data;
+    size_t size;
 };
 
 static gpuimg_status write_copy(gpuimg_ctx *ctx, FILE *out, void *user)
 {
     const struct copy *c = user;
-    FILE *in = fopen(c->from, "rb");
-    if (!in)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->from, strerror(errno));
-    char buf[1 << 16];
-    size_t n;
-    int ok = 1;
-    while (ok && (n = fread(buf, 1, sizeof buf, in)) > 0)
-        ok = fwrite(buf, 1, n, out) == n;
-    gpuimg_status st = GPUIMG_OK;
-    if (!ok)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->to, strerror(errno));
-    else if (ferror(in))
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->from, strerror(errno));
-    fclose(in);
+    if (c->size > 0 && fwrite(c->data, 1, c->size, out) != c->size)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->to, strerror(errno));
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *from, const char *to)
+{
+    /* The bytes are read once, under the folder rules (a regular file, no
+     * symbolic link, no FIFO, bounded), decoded whole, and those same bytes
+     * written: what lands in a report or a golden folder is an image, and
+     * the file cannot be swapped between the check and the copy. */
+    int folder_files = ctx->folder_files;
+    ctx->folder_files = 1;
+    uint8_t *data = NULL;
+    size_t size = 0;
+    gpuimg_image img = {0};
+    gpuimg_status st = gpuimg__read_file(ctx, from, &data, &size);
+    ctx->folder_files = folder_files;
+    if (st == GPUIMG_OK && (st = gpuimg_load_memory(ctx, data, size, from, &img)) == GPUIMG_OK) {
+        gpuimg_image_free(&img);
+        struct copy c = {to, data, size};
+        st = gpuimg__write_atomic(ctx, to, write_copy, &c);
+    }
+    free(data);
     return st;
+}
+
+/* One golden made to agree: its actual copied over it, or it (and its mask)
+ * pruned; 1 when something was done. */
+static gpuimg_status update_pair(gpuimg_ctx *ctx, const gpuimg_pair *p, int prune, int *done)
+{
+    *done = 0;
+    if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE ||
+        p->status == GPUIMG_PAIR_NEW) {
+        char parents[PATH_BUF];
+        snprintf(parents, sizeof parents, "%s", p->expected);
+        if (gpuimg__make_parents(parents) != 0)
+            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s",
+                                p->expected, strerror(errno));
+        gpuimg_status st = gpuimg_copy_image(ctx, p->actual, p->expected);
+        *done = st == GPUIMG_OK;
+        return st;
+    }
+    if (prune && p->status == GPUIMG_PAIR_MISSING) {
+        if (unlink(p->expected) != 0)
+            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->expected, strerror(errno));
+        if (p->mask && unlink(p->mask) != 0 && errno != ENOENT)
+            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->mask, strerror(errno));
+        *done = 1;
+    }
+    return GPUIMG_OK;
 }
 
 gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result *r, int prune,
                                     size_t *updated, size_t *pruned)
 {
+    /* A pair that cannot be updated does not stop the others: the first
+     * failure is the context's error once every pair has been tried. */
     *updated = *pruned = 0;
+    gpuimg_status first = GPUIMG_OK;
+    char error[sizeof ctx->error];
+    size_t failures = 0;
     for (size_t i = 0; i < r->npairs; i++) {
-        const gpuimg_pair *p = &r->pairs[i];
-        gpuimg_status st = GPUIMG_OK;
-        if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE ||
-            p->status == GPUIMG_PAIR_NEW) {
-            char parents[PATH_BUF];
-            snprintf(parents, sizeof parents, "%s", p->expected);
-            struct copy c = {p->actual, p->expected};
-            if (gpuimg__make_parents(parents) != 0)
-                st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s",
-                                  p->expected, strerror(errno));
-            else if ((st = gpuimg__write_atomic(ctx, p->expected, write_copy, &c)) == GPUIMG_OK)
-                ++*updated;
-        } else if (prune && p->status == GPUIMG_PAIR_MISSING) {
-            if (unlink(p->expected) != 0)
-                st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->expected, strerror(errno));
-            else if (p->mask && unlink(p->mask) != 0 && errno != ENOENT)
-                st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->mask, strerror(errno));
-            else
-                ++*pruned;
+        int done;
+        gpuimg_status st = update_pair(ctx, &r->pairs[i], prune, &done);
+        if (st != GPUIMG_OK && failures++ == 0) {
+            first = st;
+            memcpy(error, ctx->error, sizeof error);
         }
-        if (st != GPUIMG_OK)
-            return st;
+        if (done)
+            ++*(r->pairs[i].status == GPUIMG_PAIR_MISSING ? pruned : updated);
     }
-    return GPUIMG_OK;
+    if (failures > 1)
+        gpuimg__fail(ctx, first, "%s (and %zu more goldens not updated)", error, failures - 1);
+    else if (failures == 1)
+        memcpy(ctx->error, error, sizeof error);
+    return first;
 }

@@ -10,6 +10,7 @@
 
 #include "host_buffers.h"
 #include "internal.h"
+#include "utf8.h"
 #include "ops.h"
 #include "pool.h"
 
@@ -226,19 +227,27 @@ void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT])
 void gpuimg_escape_controls(const char *text, char *out, size_t cap)
 {
     size_t j = 0;
-    for (const unsigned char *p = (const unsigned char *)text; cap > 0 && *p; p++) {
+    for (const char *p = text; cap > 0 && *p;) {
         char esc[8];
-        if (*p >= 0x20 && *p != 0x7f)
-            snprintf(esc, sizeof esc, "%c", *p);
-        else if (*p == '\n' || *p == '\r' || *p == '\t')
-            snprintf(esc, sizeof esc, "\\%c", *p == '\n' ? 'n' : *p == '\r' ? 'r' : 't');
-        else
-            snprintf(esc, sizeof esc, "\\x%02x", *p);
-        size_t k = strlen(esc);
+        uint32_t cp;
+        int len = gpuimg__utf8_next(p, &cp);
+        size_t k = (size_t)len;
+        /* a character is copied whole; a control (C0, DEL, and C1, which
+         * some terminals obey too) and a byte that is not UTF-8 become
+         * escapes, so the line stays one valid line of text */
+        if (len > 0 && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp > 0x9f))
+            memcpy(esc, p, k);
+        else if (len == 1 && (cp == '\n' || cp == '\r' || cp == '\t'))
+            k = (size_t)snprintf(esc, sizeof esc, "\\%c", cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
+        else {
+            k = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*p);
+            len = 1;
+        }
         if (j + k >= cap)
             break;
         memcpy(out + j, esc, k);
         j += k;
+        p += len;
     }
     if (cap > 0)
         out[j] = '\0';
@@ -249,8 +258,10 @@ gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, .
     char text[sizeof ctx->error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof text, fmt, ap);
+    int n = vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    if (n >= (int)sizeof text)
+        gpuimg__utf8_trim(text); /* cut: not mid-character */
     gpuimg_escape_controls(text, ctx->error, sizeof ctx->error);
     return st;
 }

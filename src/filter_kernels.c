@@ -4,11 +4,13 @@
  * '#' starting a comment; errors name the file and line. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ops.h"
 
@@ -39,7 +41,11 @@ static const struct {
 
 static gpuimg_status read_text(gpuimg_ctx *ctx, const char *path, char **text)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: a FIFO given as the kernel is refused below, not waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+    if (fd >= 0 && !f)
+        close(fd);
     if (!f)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
                             "kernel: '%s' is neither a named kernel nor a readable file (%s)", path,
@@ -94,8 +100,18 @@ gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text
              tok = strtok_r(NULL, " \t\r,", &save)) {
             double v;
             if (!gpuimg_parse_number(tok, &v)) {
-                st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s:%d: '%s' is not a number",
-                                  path, line_no, tok);
+                /* Quoted only where the file is a kernel file with a typo
+                 * (numbers came before): a file that is not one (any file
+                 * the user can read, /etc/shadow or a key) gets its
+                 * position, never its text, into a CI log. */
+                if (rows > 0 || n > 0)
+                    st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
+                                      "kernel: %s:%d:%d: '%.32s' is not a number", path, line_no,
+                                      (int)(tok - line) + 1, tok);
+                else
+                    st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
+                                      "kernel: %s:%d:%d: not a kernel file (rows of numbers)",
+                                      path, line_no, (int)(tok - line) + 1);
                 break;
             }
             if (fabs(v) > 1e30) { /* keeps every sum of products finite in float */

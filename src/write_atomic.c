@@ -77,7 +77,10 @@ void gpuimg_remove_temporaries(void)
 }
 
 /* Creates "<folder>/.<name>.gpuimg-XXXXXXXX" exclusively, mode 0666 less the
- * umask (mkstemp's 0600 would need the umask read back, which is racy). */
+ * umask (mkstemp's 0600 would need the umask read back, which is racy).
+ * The name is cut to what fits NAME_MAX (255 bytes) with the 17 added, so
+ * a target of 238-255 bytes can still be written. */
+#define TEMP_NAME_ROOM (255 - 17)
 static int create_temp(const char *folder, const char *base, char *tmp, size_t len)
 {
     static atomic_uint counter;
@@ -86,7 +89,7 @@ static int create_temp(const char *folder, const char *base, char *tmp, size_t l
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned x = (unsigned)getpid() * 2654435761u ^ (unsigned)ts.tv_nsec ^
                      atomic_fetch_add(&counter, 1) * 40503u;
-        int n = snprintf(tmp, len, "%s/.%s.gpuimg-%08x", folder, base, x);
+        int n = snprintf(tmp, len, "%s/.%.*s.gpuimg-%08x", folder, TEMP_NAME_ROOM, base, x);
         if (n < 0 || (size_t)n >= len) {
             errno = ENAMETOOLONG;
             return -1;

@@ -52,8 +52,8 @@ static void batch_help(void)
            "On a terminal, stderr shows a progress bar; the summary is always printed\n"
            "(with the files ignored and the failed ones named); --time sums every\n"
            "worker's stages.\n"
-           "SIGINT or SIGTERM: no new files, images being written finish, summary, exit 130;\n"
-           "a second signal stops at once, removing temporary files.\n",
+           "SIGINT or SIGTERM: no new files, images being written finish (within 10 s),\n"
+           "summary, exit 130; a second signal stops at once, removing temporary files.\n",
            gpuimg_format_read_list(), gpuimg_format_list());
 }
 
@@ -169,12 +169,37 @@ static void on_event(void *user, const gpuimg_batch_event *ev)
 
 static volatile sig_atomic_t signals_seen;
 
-/* First signal: stop taking files, finish, print the summary. Second: stop
- * now, leaving no temporary file. */
+/* Seconds the files in flight get to finish after the first signal. A read
+ * that never returns (a hung network file system) must not keep `timeout N
+ * gpuimg batch` waiting for ever: past this the batch stops as a second
+ * signal stops it. */
+#define SIGNAL_GRACE_SECONDS 10
+
+static void on_grace_over(int sig)
+{
+    (void)sig;
+    static const char msg[] = "gpuimg: batch: interrupted; the files in flight did not finish "
+                              "within 10 s and were abandoned (no partial output)\n";
+    gpuimg_remove_temporaries();
+    if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0) {
+        /* nothing more to do: exiting either way */
+    }
+    _exit(130);
+}
+
+/* First signal: stop taking files, let those in flight finish (within
+ * SIGNAL_GRACE_SECONDS), print the summary. Second: stop now, leaving no
+ * temporary file. */
 static void on_batch_signal(int sig)
 {
     if (signals_seen++ == 0) {
         gpuimg_batch_cancel();
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_grace_over;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGALRM, &sa, NULL);
+        alarm(SIGNAL_GRACE_SECONDS);
         return;
     }
     gpuimg_remove_temporaries();
@@ -234,6 +259,7 @@ int cmd_batch(cli *c, int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     gpuimg_batch_summary sum;
     gpuimg_status st = gpuimg_batch(c->ctx, &b.opt, &sum);
+    alarm(0); /* finished within the grace */
     if (b.progress)
         fputs("\r\033[K", stderr);
     if (st != GPUIMG_OK) {

@@ -30,6 +30,7 @@ enum {
     OPT_JSON,
     OPT_RECURSIVE,
     OPT_ALLOW_NEW,
+    OPT_ALLOW_EMPTY,
     OPT_REPORT,
     OPT_JUNIT,
     OPT_UPDATE,
@@ -43,7 +44,7 @@ struct compare_opts {
     compare_settings s;
     gpuimg_rect ignore[MAX_IGNORE];
     const char *diff, *report, *junit;
-    int json, want_ssim, recursive, allow_new, update, prune, jobs;
+    int json, want_ssim, recursive, allow_new, allow_empty, update, prune, jobs;
 };
 
 static void compare_help(void)
@@ -80,6 +81,7 @@ static void compare_help(void)
            "folders:\n"
            "  --recursive          descend into subfolders\n"
            "  --allow-new          an actual with no golden does not fail\n"
+           "  --allow-empty        two folders that pair nothing pass (default: exit 1)\n"
            "  --report DIR         an HTML report (DIR/index.html, report.json, images)\n"
            "  --junit FILE         JUnit XML, one test case per pair\n"
            "  --update             copy the actual over each failed, size and new golden\n"
@@ -182,6 +184,7 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     case OPT_ANTIALIASING: co->antialiasing = 1; break;
     case OPT_RECURSIVE: o->recursive = 1; break;
     case OPT_ALLOW_NEW: o->allow_new = 1; break;
+    case OPT_ALLOW_EMPTY: o->allow_empty = 1; break;
     case OPT_UPDATE: o->update = 1; break;
     case OPT_PRUNE: o->prune = 1; break;
     case OPT_MASK: o->s.mask = arg; break;
@@ -336,6 +339,7 @@ int cmd_compare(cli *c, int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON},
         {"recursive", no_argument, NULL, OPT_RECURSIVE},
         {"allow-new", no_argument, NULL, OPT_ALLOW_NEW},
+        {"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
         {"report", required_argument, NULL, OPT_REPORT},
         {"junit", required_argument, NULL, OPT_JUNIT},
         {"update", no_argument, NULL, OPT_UPDATE},
@@ -369,6 +373,7 @@ int cmd_compare(cli *c, int argc, char **argv)
     }
     const char *folder_only = o.recursive   ? "--recursive"
                               : o.allow_new ? "--allow-new"
+                              : o.allow_empty ? "--allow-empty"
                               : o.report    ? "--report"
                               : o.junit     ? "--junit"
                               : o.update    ? "--update"
@@ -477,15 +482,27 @@ int compare_folders(cli *c, struct compare_opts *o, const char *expected, const 
     } else {
         for (size_t i = 0; i < res.npairs; i++) {
             const gpuimg_pair *p = &res.pairs[i];
-            if (p->status > GPUIMG_PAIR_PASSED || c->verbose)
-                printf("%s %s%s%s\n", gpuimg_pair_status_name(p->status), p->path,
-                       p->reason[0] ? ": " : "", p->reason);
+            if (p->status > GPUIMG_PAIR_PASSED || c->verbose) {
+                /* one line each, whatever a name holds: a newline or an
+                 * escape sequence in it is written as an escape */
+                char path[4 * 4096], reason[4 * sizeof p->reason];
+                gpuimg_escape_controls(p->path, path, sizeof path);
+                gpuimg_escape_controls(p->reason, reason, sizeof reason);
+                printf("%s %s%s%s\n", gpuimg_pair_status_name(p->status), path,
+                       reason[0] ? ": " : "", reason);
+            }
         }
         print_summary(&res, updated, pruned, o->update);
     }
+    /* No pair is no pass (SPEC §7): goldens in subfolders without
+     * --recursive, or a wrong folder, must not make a green CI. */
+    int empty = res.npairs == 0 && !o->allow_empty;
+    if (empty)
+        cli_error(c, "%s and %s: no pair of images to compare%s (--allow-empty to pass)", expected,
+                  actual, o->recursive ? "" : "; subfolders are read with --recursive");
     compare_report_free(fr.report);
     gpuimg_folder_result_free(&res);
     if (errors || io_failed)
         return EXIT_IO;
-    return failing && !o->update ? EXIT_DIFFERS : 0;
+    return (failing && !o->update) || empty ? EXIT_DIFFERS : 0;
 }

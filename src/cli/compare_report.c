@@ -18,28 +18,40 @@
 
 #include "compare_out.h"
 #include "json.h"
+#include "utf8.h"
 
 struct compare_report {
     gpuimg_ctx *ctx;
     char *dir;
 };
 
-/* Text for HTML and XML: the five special characters as entities,
- * control characters (but tab and newline) dropped. */
+/* Text for HTML and XML: the five special characters as entities; the
+ * characters XML 1.0 does not allow (control characters but tab and
+ * newline, U+FFFE, U+FFFF) dropped; each byte that is not part of a
+ * well-formed UTF-8 character written as U+FFFD, so that the page and the
+ * JUnit file parse whatever the file names hold. */
 static void markup(FILE *f, const char *s)
 {
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        switch (ch) {
+    while (s && *s) {
+        uint32_t cp;
+        int len = gpuimg__utf8_next(s, &cp);
+        if (len == 0) {
+            fputs("\xef\xbf\xbd", f); /* U+FFFD */
+            s++;
+            continue;
+        }
+        switch (cp) {
         case '&': fputs("&amp;", f); break;
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '"': fputs("&quot;", f); break;
         case '\'': fputs("&#39;", f); break;
         default:
-            if (ch >= 0x20 || ch == '\t' || ch == '\n')
-                fputc(ch, f);
+            if ((cp >= 0x20 || cp == '\t' || cp == '\n') && cp != 0x7f && cp != 0xFFFE &&
+                cp != 0xFFFF)
+                fwrite(s, 1, (size_t)len, f);
         }
+        s += len;
     }
 }
 
@@ -66,36 +78,6 @@ static const char *extension(const char *path)
 {
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     return dot && (!slash || dot > slash) ? dot + 1 : "img";
-}
-
-static char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *data = NULL;
-    size_t cap = 0, n = 0, got;
-    do {
-        if (n == cap) {
-            char *more = realloc(data, cap = cap ? 2 * cap : 1 << 16);
-            if (!more) {
-                free(data);
-                fclose(f);
-                return NULL;
-            }
-            data = more;
-        }
-        got = fread(data + n, 1, cap - n, f);
-        n += got;
-    } while (got > 0);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        free(data);
-        return NULL;
-    }
-    *len = n;
-    return data;
 }
 
 compare_report *compare_report_open(gpuimg_ctx *ctx, const char *dir)
@@ -135,18 +117,15 @@ void compare_report_free(compare_report *r)
     }
 }
 
+/* The report shows only what decodes, copied from the bytes decoded
+ * (gpuimg_copy_image): never a link's target, a FIFO or an endless file
+ * from an actual folder an untrusted job filled. */
 static int copy_image(compare_report *r, const gpuimg_pair *p, const char *role, const char *from)
 {
     char name[160], path[4500];
     image_name(p, role, extension(from), name, sizeof name);
     snprintf(path, sizeof path, "%s/images/%s", r->dir, name);
-    size_t len = 0;
-    char *data = read_all(from, &len);
-    if (!data)
-        return 0; /* unreadable: the page says the image is missing */
-    gpuimg_status st = gpuimg_write_file(r->ctx, path, data, len);
-    free(data);
-    return st == GPUIMG_OK ? 0 : -1;
+    return gpuimg_copy_image(r->ctx, from, path) == GPUIMG_OK ? 0 : -1;
 }
 
 int compare_report_add_images(compare_report *r, const gpuimg_pair *p, const gpuimg_image *diff)

@@ -5,19 +5,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Writes s as a JSON string literal, escaping quotes, backslashes and
- * control characters. */
+#include "utf8.h"
+
+/* Writes s as a JSON string literal: quotes, backslashes and control
+ * characters escaped, and each byte that is not part of a well-formed UTF-8
+ * character (a file name is bytes) written as U+FFFD, so that the document
+ * is valid UTF-8 JSON whatever the names hold. */
 static inline void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
+    while (*s) {
+        uint32_t cp;
+        int len = gpuimg__utf8_next(s, &cp);
+        if (len == 0) {
+            fputs("\\ufffd", f);
+            s++;
+            continue;
+        }
+        if (cp == '"' || cp == '\\')
+            fprintf(f, "\\%c", (int)cp);
+        else if (cp < 0x20 || cp == 0x7f)
+            fprintf(f, "\\u%04x", (unsigned)cp);
         else
-            fputc(ch, f);
+            fwrite(s, 1, (size_t)len, f);
+        s += len;
     }
     fputc('"', f);
 }

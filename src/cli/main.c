@@ -25,6 +25,7 @@ enum {
     G_WEBP_LOSSLESS,
     G_DEPTH,
     G_JPEG_CODEC,
+    G_MEMORY_BUDGET,
 };
 
 const struct option cli_global_options[] = {
@@ -43,6 +44,7 @@ const struct option cli_global_options[] = {
     {"webp-lossless", no_argument, NULL, G_WEBP_LOSSLESS},
     {"depth", required_argument, NULL, G_DEPTH},
     {"jpeg-codec", required_argument, NULL, G_JPEG_CODEC},
+    {"memory-budget", required_argument, NULL, G_MEMORY_BUDGET},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
 };
@@ -63,6 +65,9 @@ static void global_help(void)
            "                           when the steps run on CUDA and nvJPEG is present)\n"
            "  --threads N              worker threads, 1-1024 (default, and 0: all cores)\n"
            "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
+           "  --memory-budget SIZE     batch and folder compare: decoded images held at once,\n"
+           "                           e.g. 8G or 512M; a larger image is refused (default: a\n"
+           "                           quarter of the memory)\n"
            "  --format F               output format when OUT is '-': %s\n"
            "  --no-auto-orient         keep the pixels as stored (default: turn them upright\n"
            "                           as the EXIF Orientation says)\n"
@@ -155,6 +160,29 @@ static int whole_number(const cli *c, const char *option, const char *text, doub
     return rc;
 }
 
+/* "--memory-budget": bytes, or a whole number of K, M, G or T (powers of
+ * 1024), at least 1 MiB. */
+static int memory_size(const cli *c, const char *arg, uint64_t *out)
+{
+    size_t n = strlen(arg);
+    char last = n > 0 ? (char)(arg[n - 1] & ~0x20) : '\0'; /* upper case */
+    const char *units = "KMGT", *unit = last ? strchr(units, last) : NULL;
+    char number[32];
+    double v;
+    if (unit)
+        n--;
+    snprintf(number, sizeof number, "%.*s", (int)(n < sizeof number ? n : sizeof number - 1), arg);
+    double scale = unit ? (double)(UINT64_C(1) << (10 * (unit - units + 1))) : 1.0;
+    if (n >= sizeof number || !gpuimg_parse_number(number, &v) || v != floor(v) ||
+        v * scale < 1048576.0 || v * scale > 1.8e19) {
+        cli_error(c, "--memory-budget: '%s' is not a size of at least 1M (bytes, or K, M, G, T)",
+                  arg);
+        return EXIT_USAGE;
+    }
+    *out = (uint64_t)(v * scale);
+    return -1;
+}
+
 int cli_whole_number(const cli *c, const char *option, const char *text, double min, double max,
                      double *out)
 {
@@ -218,6 +246,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
         if ((rc = whole_number(c, "max-pixels", arg, 1, 4294836225.0, &v)) < 0)
             c->cfg.max_pixels = (uint64_t)v;
         break;
+    case G_MEMORY_BUDGET: rc = memory_size(c, arg, &c->cfg.memory_budget); break;
     case G_FORMAT:
         c->format = gpuimg_format_from_name(arg);
         c->format_name = arg;
@@ -253,9 +282,21 @@ int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, 
      * nothing is permuted (argv[optind - 1] is what was just parsed). ':':
      * report a missing value as ':'. */
     const char *optstring = spec->before_command ? "+:hqvV" : "-:hqvV";
-    /* Positionals gathered here; argv outlives this array's users. */
-    static char *positional[256];
+    /* Positionals gathered here, room for every argument (none is dropped:
+     * `run a b -- invert` x 301 runs 301 steps); argv outlives this
+     * array's users. Kept and grown from call to call. */
+    static char **positional;
+    static int room;
     int np = 0;
+    if (argc > room) {
+        char **more = realloc(positional, (size_t)argc * sizeof *more);
+        if (!more) {
+            cli_error(c, "out of memory");
+            return EXIT_DEVICE;
+        }
+        positional = more;
+        room = argc;
+    }
 
     optind = 0; /* glibc: a full restart */
     opterr = 0;
@@ -276,10 +317,6 @@ int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, 
             }
         }
         if (opt == 1) {
-            if (np == (int)(sizeof positional / sizeof positional[0])) {
-                cli_error(c, "too many arguments");
-                return EXIT_USAGE;
-            }
             positional[np++] = optarg;
         } else if (opt == 'h') {
             spec->help();
@@ -310,7 +347,7 @@ int cli_parse(cli *c, int argc, char **argv, const cli_spec *spec, char ***pos, 
         *npos = argc - optind;
         return -1;
     }
-    while (optind < argc && np < (int)(sizeof positional / sizeof positional[0]))
+    while (optind < argc)
         positional[np++] = argv[optind++]; /* after "--" */
     *pos = positional;
     *npos = np;
