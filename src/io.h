@@ -48,14 +48,18 @@ gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gp
                                   const gpuimg_image *img);
 gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
                                  size_t size, gpuimg_file_info *out);
-/* A TIFF file's EXIF IFD (at offset ifd) as a standalone EXIF block
- * (tiff_exif.c), malloc'ed: 1 and the block, 0 when there is nothing to
- * carry, -1 out of memory. */
+/* A TIFF file's EXIF as a standalone EXIF block (tiff_exif.c), malloc'ed:
+ * IFD0's Make, Model, Orientation, Software, DateTime, Artist and
+ * Copyright, and the EXIF IFD at offset ifd (0: none). 1 and the block, 0
+ * when there is nothing to carry, -1 out of memory. */
 int gpuimg__tiff_exif(const uint8_t *file, size_t size, uint64_t ifd, uint8_t **out, size_t *len);
-/* The other way: an EXIF block's EXIF IFD written into tif (a struct tiff
- * *, after its image directory) as its EXIF directory: 1 and its offset,
- * or 0 when nothing could be written (tiff_exif.c). */
+/* The other way, into tif (a struct tiff *): an EXIF block's IFD0 text
+ * tags set as the image directory's own, before it is written (1 when the
+ * block has an EXIF IFD too); then its EXIF IFD written, after the image
+ * directory, as the EXIF directory: 1 and its offset, or 0 when nothing
+ * could be written. */
 struct tiff;
+int gpuimg__tiff_write_ifd0(struct tiff *tif, const uint8_t *exif, size_t size);
 int gpuimg__tiff_write_exif(struct tiff *tif, const uint8_t *exif, size_t size, uint64_t *offset);
 /* WebP (io_webp.c): "RIFF" .... "WEBP". */
 int gpuimg__is_webp(const uint8_t *data, size_t size);

@@ -24,6 +24,8 @@
 
 #define EXIF_MAX 65000
 #define TAG_INTEROP 0xA005
+#define TAG_EXIF_IFD 0x8769
+#define TAG_ORIENTATION 0x0112
 
 static uint32_t get16(const uint8_t *p, int le)
 {
@@ -54,59 +56,145 @@ static uint32_t type_size(uint32_t type)
     return type < 14 ? sizes[type] : 0;
 }
 
+/* IFD0's tags a camera (or an editor) writes there, carried in the block:
+ * Make, Model, Orientation, Software, DateTime, Artist, Copyright, in
+ * ascending order as an IFD's entries must be; all ASCII but Orientation. */
+static const uint16_t IFD0_TAGS[] = {0x010F, 0x0110, TAG_ORIENTATION, 0x0131,
+                                     0x0132, 0x013B, 0x8298};
+#define IFD0_COUNT (sizeof IFD0_TAGS / sizeof IFD0_TAGS[0])
+
+/* The block being built: EXIF_MAX bytes, `used` of them so far. */
+typedef struct block {
+    uint8_t *b;
+    size_t used;
+    int le;
+} block;
+
+/* Entry e of `file` (its 12 bytes checked to be inside) into slot d of the
+ * block: its value in place when it fits 4 bytes, else appended to the
+ * values, its offset rewritten. 0 when the value lies outside the file or
+ * would not fit the block. */
+static int copy_entry(block *k, uint8_t *d, const uint8_t *e, const uint8_t *file, size_t size)
+{
+    uint64_t bytes = (uint64_t)type_size(get16(e + 2, k->le)) * get32(e + 4, k->le);
+    if (bytes <= 4) {
+        memcpy(d, e, 12); /* the value itself, in place */
+        return 1;
+    }
+    uint64_t from = get32(e + 8, k->le);
+    uint64_t padded = bytes + (bytes & 1); /* values start on a word */
+    if (from > size || bytes > size - from || padded > EXIF_MAX - k->used)
+        return 0; /* the slot left as it was: the IFD's end stays 0 */
+    memcpy(d, e, 8);
+    memcpy(k->b + k->used, file + from, (size_t)bytes);
+    put32(d + 8, (uint32_t)k->used, k->le);
+    k->used += (size_t)padded;
+    return 1;
+}
+
+/* Whether an IFD0 entry is one the block carries, in the form readers
+ * expect: text as ASCII; Orientation a SHORT of 1-8 (metadata.c drops an
+ * EXIF whose Orientation is not). */
+static int ifd0_entry_wanted(const uint8_t *e, uint32_t tag, int le)
+{
+    uint32_t type = get16(e + 2, le), count = get32(e + 4, le);
+    if (tag == TAG_ORIENTATION)
+        return type == 3 && count == 1 && get16(e + 8, le) >= 1 && get16(e + 8, le) <= 8;
+    return type == 2 && count >= 1;
+}
+
+/* The entries of the file's IFD0 (its header's first directory, the one
+ * libtiff reads) the block carries: the first of each tag, in IFD0_TAGS's
+ * order. Returns how many. */
+static int pick_ifd0(const uint8_t *file, size_t size, int le, const uint8_t **picked)
+{
+    uint64_t ifd = get32(file + 4, le);
+    if (ifd < 8 || ifd > size - 2)
+        return 0;
+    uint64_t n = get16(file + ifd, le);
+    if (n > (size - ifd - 2) / 12)
+        n = (size - ifd - 2) / 12; /* the entries inside the file */
+    int k = 0;
+    for (size_t t = 0; t < IFD0_COUNT; t++)
+        for (uint64_t i = 0; i < n; i++) {
+            const uint8_t *e = file + ifd + 2 + 12 * i;
+            if (get16(e, le) != IFD0_TAGS[t])
+                continue;
+            if (ifd0_entry_wanted(e, IFD0_TAGS[t], le))
+                picked[k++] = e;
+            break;
+        }
+    return k;
+}
+
+/* The file's EXIF IFD, at ifd, copied into the block at `at` (its table
+ * reserved up to there already): returns the entries kept. */
+static uint32_t copy_exif_ifd(block *k, size_t at, const uint8_t *file, size_t size, uint64_t ifd,
+                              uint32_t n)
+{
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const uint8_t *e = file + ifd + 2 + 12 * (uint64_t)i;
+        uint32_t tag = get16(e, k->le), type = get16(e + 2, k->le);
+        uint64_t bytes = (uint64_t)type_size(type) * get32(e + 4, k->le);
+        if (bytes == 0 || tag == TAG_INTEROP || type == 13)
+            continue; /* unknown type, empty, or another IFD */
+        kept += (uint32_t)copy_entry(k, k->b + at + 2 + 12 * (size_t)kept, e, file, size);
+    }
+    put16(k->b + at, kept, k->le);
+    return kept; /* the slots after them still 0, as calloc left them */
+}
+
+/* The EXIF IFD's entry count, or 0 when ifd does not hold one inside the
+ * file (0: the file has none). */
+static uint32_t exif_ifd_entries(const uint8_t *file, size_t size, uint64_t ifd, int le)
+{
+    if (ifd < 8 || ifd > size - 2)
+        return 0;
+    uint32_t n = get16(file + ifd, le);
+    if (n > 1000 || (uint64_t)ifd + 2 + 12 * (uint64_t)n > size)
+        return 0;
+    return n;
+}
+
 int gpuimg__tiff_exif(const uint8_t *file, size_t size, uint64_t ifd, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
-    if (size < 8 || ifd < 8 || ifd > size - 2)
+    if (size < 8)
         return 0;
     int le = file[0] == 'I';
-    uint32_t n = get16(file + ifd, le);
-    if (n == 0 || n > 1000 || (uint64_t)ifd + 2 + 12 * (uint64_t)n > size)
+    const uint8_t *picked[IFD0_COUNT];
+    int np = pick_ifd0(file, size, le, picked);
+    uint32_t n = exif_ifd_entries(file, size, ifd, le);
+    if (np == 0 && n == 0)
         return 0;
-    /* header 8, IFD0 2 + 12 + 4, then the EXIF IFD: 2 + 12 n + 4, values */
-    size_t at = 26, head = at + 2 + 12 * (size_t)n + 4, used = head;
-    uint8_t *b = calloc(1, EXIF_MAX);
-    if (!b)
+    /* header 8; IFD0 2 + 12 (np + 1) + 4, the last entry ExifIFD; then
+     * the EXIF IFD 2 + 12 n + 4; then the values of both */
+    size_t at = 8 + 2 + 12 * ((size_t)np + 1) + 4;
+    block k = {calloc(1, EXIF_MAX), n ? at + 2 + 12 * (size_t)n + 4 : at, le};
+    if (!k.b)
         return -1;
-    memcpy(b, le ? "II*\0" : "MM\0*", 4);
-    put32(b + 4, 8, le);
-    put16(b + 8, 1, le);
-    put16(b + 10, 0x8769, le); /* ExifIFD, LONG, 1, at 26 */
-    put16(b + 12, 4, le);
-    put32(b + 14, 1, le);
-    put32(b + 18, (uint32_t)at, le);
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *e = file + ifd + 2 + 12 * (uint64_t)i;
-        uint32_t tag = get16(e, le), type = get16(e + 2, le), count = get32(e + 4, le);
-        uint64_t bytes = (uint64_t)type_size(type) * count;
-        if (bytes == 0 || tag == TAG_INTEROP || type == 13)
-            continue; /* unknown type, empty, or another IFD */
-        uint8_t *d = b + at + 2 + 12 * (size_t)kept;
-        memcpy(d, e, 8);
-        if (bytes <= 4) {
-            memcpy(d + 8, e + 8, 4); /* the value itself, in place */
-        } else {
-            uint64_t from = get32(e + 8, le);
-            if (from > size || bytes > size - from || bytes > EXIF_MAX - used)
-                continue; /* outside the file, or too much to carry */
-            memcpy(b + used, file + from, (size_t)bytes);
-            put32(d + 8, (uint32_t)used, le);
-            used += (size_t)bytes + (bytes & 1); /* values start on a word */
-        }
-        kept++;
+    memcpy(k.b, le ? "II*\0" : "MM\0*", 4);
+    put32(k.b + 4, 8, le);
+    uint32_t kept = n ? copy_exif_ifd(&k, at, file, size, ifd, n) : 0;
+    uint32_t n0 = 0;
+    for (int i = 0; i < np; i++)
+        n0 += (uint32_t)copy_entry(&k, k.b + 10 + 12 * (size_t)n0, picked[i], file, size);
+    if (kept) { /* ExifIFD, LONG, 1, at */
+        uint8_t *d = k.b + 10 + 12 * (size_t)n0++;
+        put16(d, TAG_EXIF_IFD, le);
+        put16(d + 2, 4, le);
+        put32(d + 4, 1, le);
+        put32(d + 8, (uint32_t)at, le);
     }
-    if (kept == 0) {
-        free(b);
+    if (n0 == 0) {
+        free(k.b);
         return 0;
     }
-    put16(b + at, kept, le);
-    /* the entries were written packed: close the gap before the values */
-    size_t table = at + 2 + 12 * (size_t)kept;
-    memset(b + table, 0, head - table);
-    *out = b;
-    *len = used;
+    put16(k.b + 8, n0, le); /* the next IFD's offset after it: 0, as calloc left it */
+    *out = k.b;
+    *len = k.used;
     return 1;
 }
 
@@ -204,20 +292,77 @@ static int set_entry(TIFF *tif, uint32_t tag, uint32_t type, uint32_t count, con
     return ok;
 }
 
-int gpuimg__tiff_write_exif(TIFF *tif, const uint8_t *exif, size_t size, uint64_t *offset)
+/* The block's IFD0: its offset and entry count (those inside the block),
+ * and its ExifIFD entry's offset (0: none). 0 when the block is not an
+ * EXIF block. */
+static int block_ifd0(const uint8_t *exif, size_t size, uint64_t *ifd0, uint32_t *n0, uint64_t *sub)
 {
     if (size < 8 || !gpuimg__is_tiff(exif, size))
         return 0;
     int le = exif[0] == 'I';
-    uint64_t ifd0 = get32(exif + 4, le), sub = 0;
-    if (ifd0 < 8 || ifd0 > size - 2)
+    *ifd0 = get32(exif + 4, le);
+    *sub = 0;
+    if (*ifd0 < 8 || *ifd0 > size - 2)
         return 0;
-    uint32_t n0 = get16(exif + ifd0, le);
-    for (uint32_t i = 0; i < n0 && ifd0 + 2 + 12 * (uint64_t)(i + 1) <= size; i++) {
-        const uint8_t *e = exif + ifd0 + 2 + 12 * (uint64_t)i;
-        if (get16(e, le) == 0x8769)
-            sub = get32(e + 8, le);
+    uint64_t n = get16(exif + *ifd0, le), room = (size - *ifd0 - 2) / 12;
+    *n0 = (uint32_t)(n < room ? n : room);
+    for (uint32_t i = 0; i < *n0; i++) {
+        const uint8_t *e = exif + *ifd0 + 2 + 12 * (uint64_t)i;
+        if (get16(e, le) == TAG_EXIF_IFD)
+            *sub = get32(e + 8, le);
     }
+    return 1;
+}
+
+/* One IFD0 text entry of the block as its TIFF tag: the text up to its
+ * first NUL (libtiff writes its own), none when empty. */
+static void set_text(TIFF *tif, uint32_t tag, const uint8_t *exif, size_t size, const uint8_t *e,
+                     int le)
+{
+    uint64_t count = get32(e + 4, le);
+    const uint8_t *v = e + 8;
+    if (count > 4) {
+        uint64_t from = get32(e + 8, le);
+        if (from > size || count > size - from)
+            return;
+        v = exif + from;
+    }
+    size_t len = 0;
+    while (len < count && v[len])
+        len++;
+    char *s = len ? malloc(len + 1) : NULL;
+    if (!s)
+        return;
+    memcpy(s, v, len);
+    s[len] = 0;
+    TIFFSetField(tif, tag, s); /* libtiff keeps a copy */
+    free(s);
+}
+
+int gpuimg__tiff_write_ifd0(TIFF *tif, const uint8_t *exif, size_t size)
+{
+    uint64_t ifd0, sub;
+    uint32_t n0;
+    if (!block_ifd0(exif, size, &ifd0, &n0, &sub))
+        return 0;
+    int le = exif[0] == 'I';
+    for (uint32_t i = 0; i < n0; i++) {
+        const uint8_t *e = exif + ifd0 + 2 + 12 * (uint64_t)i;
+        uint32_t tag = get16(e, le);
+        for (size_t t = 0; t < IFD0_COUNT; t++)
+            if (tag == IFD0_TAGS[t] && tag != TAG_ORIENTATION && get16(e + 2, le) == 2)
+                set_text(tif, tag, exif, size, e, le);
+    }
+    return sub >= 8 && sub <= size - 2;
+}
+
+int gpuimg__tiff_write_exif(TIFF *tif, const uint8_t *exif, size_t size, uint64_t *offset)
+{
+    uint64_t ifd0, sub;
+    uint32_t n0;
+    if (!block_ifd0(exif, size, &ifd0, &n0, &sub))
+        return 0;
+    int le = exif[0] == 'I';
     if (sub < 8 || sub > size - 2 || TIFFCreateEXIFDirectory(tif) != 0) /* 0: made */
         return 0;
     uint32_t n = get16(exif + sub, le), set = 0;
