@@ -201,11 +201,44 @@ static gpuimg_status read_more(gpuimg_ctx *ctx, FILE *f, const char *name, uint8
 
 #define PROBE_BYTES 65536
 
+/* The largest file an image within --max-pixels could be: 8 bytes a pixel
+ * (16-bit RGBA, uncompressed) and 64 MiB of metadata. */
+static uint64_t max_file_bytes(const gpuimg_ctx *ctx)
+{
+    return ctx->cfg.max_pixels * 8 + (UINT64_C(64) << 20);
+}
+
+/* The largest stream the image whose first bytes are head could plausibly
+ * be: 16 bytes a pixel of the size its header gives (twice the largest
+ * uncompressed pixel; no codec's worst case comes near) and 64 MiB of
+ * metadata, so that a FIFO or a device that goes on past its image is cut
+ * off early. max_file_bytes when the header is not in head, and for the
+ * formats whose first image may be followed by others of any size (TIFF
+ * pages, GIF and WebP frames). */
+static uint64_t plausible_bytes(gpuimg_ctx *ctx, const uint8_t *head, size_t len)
+{
+    uint64_t limit = max_file_bytes(ctx);
+    gpuimg__codec codec = gpuimg__sniff(head, len);
+    if (codec == GPUIMG__CODEC_TIFF || codec == GPUIMG__CODEC_GIF || codec == GPUIMG__CODEC_WEBP)
+        return limit;
+    gpuimg_file_info info;
+    char error[sizeof ctx->error]; /* a failed probe is no error of the read's */
+    memcpy(error, ctx->error, sizeof error);
+    if (gpuimg_probe_memory(ctx, head, len, "", &info) == GPUIMG_OK && info.stored_width > 0 &&
+        info.stored_height > 0) {
+        uint64_t guess = (uint64_t)info.stored_width * (uint64_t)info.stored_height * 16 +
+                         (UINT64_C(64) << 20);
+        limit = guess < limit ? guess : limit;
+    }
+    memcpy(ctx->error, error, sizeof error);
+    return limit;
+}
+
 /* Reads a whole stream, the buffer the caller's to free. The first bytes
  * must look like an image before the rest is read (so a huge or endless
- * stream of something else fails at once), and no file may be larger than
- * the largest image --max-pixels allows could be (8 bytes a pixel, 16-bit
- * RGBA uncompressed, plus 64 MiB of metadata). */
+ * stream of something else fails at once); a file of known size (expect)
+ * was checked against max_file_bytes before, and a stream of unknown size
+ * is cut off past plausible_bytes. */
 static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, size_t expect,
                                  uint8_t **data, size_t *size)
 {
@@ -215,7 +248,9 @@ static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, siz
     if (st == GPUIMG_OK && len > 0 && gpuimg__sniff(buf, len) == GPUIMG__CODEC_NONE)
         st = gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
                           name);
-    uint64_t limit = ctx->cfg.max_pixels * 8 + (UINT64_C(64) << 20);
+    uint64_t limit = st != GPUIMG_OK || len == 0 ? 0
+                     : expect                    ? max_file_bytes(ctx)
+                                                 : plausible_bytes(ctx, buf, len);
     /* A file's size, when known: the rest in one read into one buffer of
      * the right size (one byte more, to see the end), not a dozen copies as
      * the buffer doubles. */
@@ -224,7 +259,8 @@ static gpuimg_status read_stream(gpuimg_ctx *ctx, FILE *f, const char *name, siz
     while (st == GPUIMG_OK && got > 0) {
         if (len > limit)
             st = gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
-                              "%s: file larger than any image within --max-pixels", name);
+                              "%s: file larger than its image could be (%llu bytes read)", name,
+                              (unsigned long long)len);
         else
             st = read_more(ctx, f, name, &buf, &cap, &len, cap > len ? cap - len : cap, &got);
     }
@@ -260,10 +296,12 @@ static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t siz
     while (i < NFORMATS && formats[i].codec != codec)
         i++;
     gpuimg_metadata *meta = NULL;
-    gpuimg_status st = i < NFORMATS
-                           ? gpuimg__metadata_parse(ctx, name, codec, data, size, &meta)
-                           : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
-                                          "%s: not a supported image (unknown format)", name);
+    gpuimg__meta_notes notes;
+    gpuimg_status st =
+        i < NFORMATS
+            ? gpuimg__metadata_parse_quiet(ctx, name, codec, data, size, &meta, &notes)
+            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
+                           name);
     if (st == GPUIMG_OK)
         st = formats[i].decode(ctx, data, size, name, out);
     if (st == GPUIMG_OK && meta) {
@@ -282,6 +320,10 @@ static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t siz
         else
             gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     }
+    /* a block dropped is told only of a file that loads: one that fails
+     * says its error alone (SPEC §1) */
+    if (st == GPUIMG_OK)
+        gpuimg__metadata_tell(ctx, name, &notes);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
 }
@@ -314,6 +356,51 @@ gpuimg_status gpuimg__load_owned(gpuimg_ctx *ctx, uint8_t *data, size_t size, co
     return st;
 }
 
+/* What a non-regular file is, for the message that refuses it. */
+static const char *file_kind(mode_t mode)
+{
+    return S_ISLNK(mode)    ? "a symbolic link"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+           : S_ISDIR(mode)  ? "a directory"
+                            : "not a regular file";
+}
+
+/* Opens path for gpuimg__read_file. A folder's file (ctx->folder_files)
+ * must be a regular file reached without a symbolic link: O_NOFOLLOW
+ * refuses a link put in its place after the walk, O_NONBLOCK keeps a FIFO
+ * or a device from blocking the open, and fstat judges what was opened,
+ * not what lstat saw. */
+static gpuimg_status open_input(gpuimg_ctx *ctx, const char *path, FILE **f, struct stat *sb)
+{
+    int folder = ctx->folder_files;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | (folder ? O_NOFOLLOW | O_NONBLOCK : 0));
+    if (fd < 0 && folder && errno == ELOOP)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: a symbolic link (only regular files are read)",
+                            path);
+    if (fd < 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+    int known = fstat(fd, sb) == 0;
+    if (!known)
+        memset(sb, 0, sizeof *sb);
+    const char *refused = known && S_ISDIR(sb->st_mode)              ? "is a directory"
+                          : folder && (!known || !S_ISREG(sb->st_mode)) ? file_kind(sb->st_mode)
+                                                                       : NULL;
+    if (refused) {
+        close(fd);
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s%s", path, refused,
+                            S_ISDIR(sb->st_mode) ? "" : " (only regular files are read)");
+    }
+    if (!(*f = fdopen(fd, "rb"))) {
+        int e = errno;
+        close(fd);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: %s", path, strerror(e));
+    }
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out, size_t *out_size)
 {
     *out = NULL;
@@ -323,16 +410,17 @@ gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out
     FILE *f = stdin;
     size_t expect = 0; /* the file's size, when it has one */
     if (!is_stdin) {
-        f = fopen(path, "rb");
-        if (!f)
-            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
         struct stat sb;
-        int known = fstat(fileno(f), &sb) == 0;
-        if (known && S_ISDIR(sb.st_mode)) {
+        gpuimg_status st = open_input(ctx, path, &f, &sb);
+        if (st != GPUIMG_OK)
+            return st;
+        /* a regular file too large for any image is refused unread */
+        if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > max_file_bytes(ctx)) {
             fclose(f);
-            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
+            return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                                "%s: file larger than any image within --max-pixels", path);
         }
-        if (known && S_ISREG(sb.st_mode) && sb.st_size > 0)
+        if (S_ISREG(sb.st_mode) && sb.st_size > 0)
             expect = (size_t)sb.st_size;
     }
     uint8_t *data = NULL;
