@@ -31,12 +31,21 @@ cp $g/ui_96x64_rgb.png "$dir/exp/gone.png"
 cp $g/ui_96x64_rgb.png "$dir/act/extra.png"
 cp $g/ui_96x64_rgb.png "$dir/exp/size.png";          cp $g/camera_64x48_gray.png "$dir/act/size.png"
 cp $g/ui_96x64_rgb.png "$dir/exp/bad.png";           printf 'junk' > "$dir/act/bad.png"
+# hostile: a name with bytes that are not UTF-8, a newline and an escape
+# sequence (a failed pair), and a link to a file outside (an error pair,
+# never shown)
+odd=$(printf 'odd\377\n\033[31m.png')
+cp $g/ui_96x64_rgb.png "$dir/exp/$odd";              cp $g/ui_96x64_rgb_recolor.png "$dir/act/$odd"
+printf 'GPUIMG_REPORT_SECRET\n' > "$dir/secret"
+ln -s "$dir/secret" "$dir/act/leak.png"
 rc=0
 "$bin" compare "$dir/exp" "$dir/act" --recursive --threshold 0.1 --antialiasing \
     --report "$dir/report" > "$dir/out.txt" || rc=$?
 [ $rc = 3 ] || fail "exit $rc, expected 3 (a pair is unreadable)"
 page=$dir/report/index.html
 grep -qiE 'https?://' "$page" && fail "the page names an address outside its folder"
+grep -rq GPUIMG_REPORT_SECRET "$dir/report" && fail "a linked file's bytes reached the report"
+grep -q '^error leak.png: .*a symbolic link' "$dir/out.txt" || fail "the link is not an error pair"
 "$browser" --headless --no-sandbox --disable-gpu --virtual-time-budget=10000 \
     --dump-dom "file://$page" > "$dir/dom.html" 2> "$dir/browser.log" ||
     fail "chromium failed: $(tail -3 "$dir/browser.log")"
@@ -51,7 +60,7 @@ failed=$(grep -c '^failed ' "$dir/out.txt")
 want=$((5 * failed + 2 + 1 + 1))
 [ "$loaded" = "$want" ] || fail "$loaded images loaded, expected $want"
 for pair in "failed: aa.png" "failed: sub/recolor.png" "failed: masked.png" "size: size.png" \
-            "missing: gone.png" "new: extra.png" "error: bad.png"; do
+            "missing: gone.png" "new: extra.png" "error: bad.png" "error: leak.png"; do
     grep -qF "$pair" "$dir/dom.html" || fail "the rendered page lacks '$pair'"
 done
 echo "test-report: 1 passed, 0 failed ($loaded images loaded in $(basename "$browser"))"
