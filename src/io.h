@@ -99,11 +99,18 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *data, size_t si
 /* PSD's composite image (io_psd.c). */
 gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
-/* BMP, GIF and TGA through stb_image, the header checked first (io_stb.c). */
+/* BMP (io_bmp.c): every BMP Suite calls good, bounds-checked; its probe
+ * gives the channels the decoder gives. */
 gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
+gpuimg_status gpuimg__probe_bmp(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                                size_t size, gpuimg_file_info *out);
+/* GIF's first frame (io_gif.c), RGBA; data ending early is damaged. */
 gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
+gpuimg_status gpuimg__probe_gif(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                                size_t size, gpuimg_file_info *out);
+/* TGA through stb_image, the header checked first (io_stb.c). */
 gpuimg_status gpuimg__decode_tga(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
 

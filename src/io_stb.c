@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* BMP, TGA and GIF through stb_image (io_stb_image.c: only those three
- * decoders exist in the program); BMP and TGA written through
- * stb_image_write (Debian's libstb).
+/* TGA through stb_image (io_stb_image.c: its only decoder in the
+ * program); BMP and TGA written through stb_image_write (Debian's libstb).
+ * BMP and GIF are read by io_bmp.c and io_gif.c.
  *
  * Before stb sees a file, its header is checked here against the format's
  * own rules and against the file's size: the sides and --max-pixels, the
  * bytes the pixels need (uncompressed data must be there in full;
- * compressed data can shrink the pixels only so far), and a BMP's palette
- * indices (stb reads an index past the palette from an uninitialised stack
- * array). stb reads a file through callbacks here, so that a decoder asking
- * for bytes past the end marks the file truncated; stb itself reads zeros
- * there and says nothing. */
+ * compressed data can shrink the pixels only so far). stb reads a file
+ * through callbacks here, so that a decoder asking for bytes past the end
+ * marks the file truncated; stb itself reads zeros there and says
+ * nothing. */
 #include <errno.h>
 #include <limits.h>
 #include <stb_image_write.h>
@@ -64,13 +63,7 @@ static uint32_t le16(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
-static uint32_t le32(const uint8_t *p)
-{
-    return le16(p) | le16(p + 2) << 16;
-}
-
-static const char *const codec_names[] = {
-    [GPUIMG__CODEC_BMP] = "BMP", [GPUIMG__CODEC_GIF] = "GIF", [GPUIMG__CODEC_TGA] = "TGA"};
+static const char *const codec_names[] = {[GPUIMG__CODEC_TGA] = "TGA"};
 
 static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                              const char *why)
@@ -114,91 +107,6 @@ struct promise {
     uint64_t ratio, values;
 };
 
-/* BMP: stb reads BITMAPCOREHEADER (12 bytes) and the INFO/V4/V5 headers,
- * uncompressed or with bit fields; rows bottom-up (or top-down for a
- * negative height), each padded to 4 bytes. A palette index past the
- * palette's entries is refused: stb would read its uninitialised stack. */
-static gpuimg_status check_bmp(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,
-                               struct promise *pr)
-{
-    const gpuimg__codec K = GPUIMG__CODEC_BMP;
-    if (n < 18)
-        return truncated(ctx, name, K);
-    uint64_t offset = le32(p + 10), hsz = le32(p + 14);
-    if (hsz != 12 && hsz != 40 && hsz != 56 && hsz != 108 && hsz != 124)
-        return damaged(ctx, name, K, "unknown header size");
-    if (n < 14 + hsz)
-        return truncated(ctx, name, K);
-    int64_t w, h;
-    uint32_t planes, bpp, compress = 0;
-    if (hsz == 12) {
-        w = le16(p + 18);
-        h = le16(p + 20);
-        planes = le16(p + 22);
-        bpp = le16(p + 24);
-    } else {
-        w = (int32_t)le32(p + 18);
-        h = (int32_t)le32(p + 22);
-        planes = le16(p + 26);
-        bpp = le16(p + 28);
-        compress = le32(p + 30);
-    }
-    if (planes != 1 || (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32))
-        return damaged(ctx, name, K, "bad bit depth");
-    if (compress != 0 && !(compress == 3 && (bpp == 16 || bpp == 32)))
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
-                            "%s: not a supported image (BMP compression %u is not read)", name,
-                            compress);
-    if (w < 0 || h == INT32_MIN)
-        return damaged(ctx, name, K, "bad size");
-    pr->width = (uint64_t)w;
-    pr->height = (uint64_t)(h < 0 ? -h : h);
-    gpuimg_status st = gpuimg__check_size(ctx, name, pr->width, pr->height);
-    if (st != GPUIMG_OK)
-        return st;
-    uint64_t row = bpp >= 16 ? pr->width * bpp / 8 : (pr->width * bpp + 7) / 8;
-    row += (4 - row % 4) % 4;
-    pr->data_at = offset;
-    pr->raw_bytes = row * pr->height;
-    if (bpp >= 16 || offset > n)
-        return GPUIMG_OK; /* stb itself checks that the data follows the header */
-    int64_t psize =
-        hsz == 12 ? ((int64_t)offset - 14 - 24) / 3 : ((int64_t)offset - 14 - (int64_t)hsz) / 4;
-    if (offset < 14 + hsz || psize < 1 || psize > 256)
-        return damaged(ctx, name, K, "bad palette");
-    if (offset + pr->raw_bytes > n)
-        return truncated(ctx, name, K);
-    for (uint64_t y = 0; y < pr->height; y++) {
-        const uint8_t *r = p + offset + y * row;
-        for (uint64_t x = 0; x < pr->width; x++) {
-            int index = bpp == 8   ? r[x]
-                        : bpp == 4 ? r[x / 2] >> (x % 2 ? 0 : 4) & 15
-                                   : r[x / 8] >> (7 - x % 8) & 1;
-            if (index >= psize)
-                return damaged(ctx, name, K, "palette index past the palette");
-        }
-    }
-    return GPUIMG_OK;
-}
-
-/* GIF: stb allocates the logical screen of the header. LZW gives at most
- * 4096 pixels for a code of at least 12 bits once its table is that large
- * (about 2,730 pixels a byte), so a screen of over 4,096 pixels a byte of
- * file cannot be a real image: a 40-byte file claiming 65535 x 65535 is
- * refused before 17 GB are asked for. */
-static gpuimg_status check_gif(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,
-                               struct promise *pr)
-{
-    if (n < 13)
-        return truncated(ctx, name, GPUIMG__CODEC_GIF);
-    pr->width = le16(p + 6);
-    pr->height = le16(p + 8);
-    pr->data_at = 13;
-    pr->ratio = 4096;
-    pr->values = pr->width * pr->height;
-    return gpuimg__check_size(ctx, name, pr->width, pr->height);
-}
-
 /* TGA: an 18-byte header, an id, a colour map, then pixels raw or in RLE
  * packets (a packet of 1 + pixel bytes makes at most 128 pixels). */
 static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t *p,
@@ -235,8 +143,6 @@ static gpuimg_status decode(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t 
     struct promise pr = {0};
     gpuimg_status st;
     switch (codec) {
-    case GPUIMG__CODEC_BMP: st = check_bmp(ctx, name, data, size, &pr); break;
-    case GPUIMG__CODEC_GIF: st = check_gif(ctx, name, data, size, &pr); break;
     case GPUIMG__CODEC_TGA: st = check_tga(ctx, name, data, &pr); break;
     default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb decoder", name);
     }
@@ -268,18 +174,6 @@ static gpuimg_status decode(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t 
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
     free(pixels);
     return GPUIMG_OK;
-}
-
-gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg_image *out)
-{
-    return decode(ctx, GPUIMG__CODEC_BMP, data, size, name, out);
-}
-
-gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg_image *out)
-{
-    return decode(ctx, GPUIMG__CODEC_GIF, data, size, name, out);
 }
 
 gpuimg_status gpuimg__decode_tga(gpuimg_ctx *ctx, const uint8_t *data, size_t size,

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* stb_image, compiled here from Debian's header (libstb-dev), with only the
- * BMP, GIF and TGA decoders (STBI_ONLY_*) and every stb function
- * static: whatever a file is called or holds, no other stb decoder exists
- * in the program to reach (stb's Softimage PIC and Radiance HDR readers
- * crash and hang on crafted files: CVE-2023-43898, CVE-2021-42715; its PNG,
- * JPEG, PNM and PSD readers are replaced by libpng, libjpeg-turbo,
- * io_pnm.c and io_psd.c). Debian's libstb.so, which holds every decoder, is linked only
- * for stb_image_write.
+ * TGA decoder (STBI_ONLY_TGA) and every stb function static: whatever a
+ * file is called or holds, no other stb decoder exists in the program to
+ * reach (stb's Softimage PIC and Radiance HDR readers crash and hang on
+ * crafted files: CVE-2023-43898, CVE-2021-42715; its PNG, JPEG, PNM, PSD,
+ * BMP and GIF readers are replaced by libpng, libjpeg-turbo, io_pnm.c,
+ * io_psd.c, io_bmp.c and io_gif.c). Debian's libstb.so, which holds every
+ * decoder, is linked only for stb_image_write.
  *
  * The decoders' memory is zeroed when allocated, so a path in stb that
  * leaves a pixel unwritten gives 0, never an earlier image's bytes.
@@ -26,28 +26,18 @@ static void *stb_zeroed(size_t size)
     return calloc(1, size ? size : 1);
 }
 
-/* Grows a block, zeroing what it adds. */
-static void *stb_regrow(void *p, size_t old_size, size_t new_size)
-{
-    unsigned char *q = realloc(p, new_size ? new_size : 1);
-    if (q && new_size > old_size)
-        memset(q + old_size, 0, new_size - old_size);
-    return q;
-}
-
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #define STB_IMAGE_IMPLEMENTATION
 #define STB_IMAGE_STATIC
-#define STBI_ONLY_BMP
 #define STBI_ONLY_TGA
-#define STBI_ONLY_GIF
 #define STBI_NO_STDIO
 #define STBI_NO_LINEAR
 #define STBI_NO_HDR
 #define STBI_MAX_DIMENSIONS 65535
 #define STBI_MALLOC(sz) stb_zeroed(sz)
-#define STBI_REALLOC_SIZED(p, oldsz, newsz) stb_regrow(p, oldsz, newsz)
+/* stb wants one; the TGA decoder grows no block (stb's zlib did, for PNG) */
+#define STBI_REALLOC(p, newsz) realloc(p, newsz)
 #define STBI_FREE(p) free(p)
 #include <stb_image.h>
 

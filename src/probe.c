@@ -145,10 +145,10 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
         o->channels = wf.has_alpha ? 4 : 3, o->depth = 8;
         break;
     }
-    case GPUIMG__CODEC_BMP:
-    case GPUIMG__CODEC_GIF:
+    case GPUIMG__CODEC_BMP: o->format = "bmp", st = gpuimg__probe_bmp(ctx, name, d, size, o); break;
+    case GPUIMG__CODEC_GIF: o->format = "gif", st = gpuimg__probe_gif(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_TGA: {
-        o->format = codec == GPUIMG__CODEC_BMP ? "bmp" : codec == GPUIMG__CODEC_GIF ? "gif" : "tga";
+        o->format = "tga";
         int w, h, c;
         if (size > 0x7fffffff || !gpuimg__stbi_info(d, (int)size, &w, &h, &c))
             return unreadable(ctx, name, "damaged header");
