@@ -163,7 +163,8 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
     /* the difference image, for the report, is the size of the expected */
     if (st == GPUIMG_OK && run->o->on_failed && path[0])
         need += gpuimg__decoded_bytes(ctx, data[0], size[0]);
-    if (st == GPUIMG_OK && (st = gpuimg__budget_take(&run->budget, ctx, p->path, need)) == GPUIMG_OK)
+    if (st == GPUIMG_OK &&
+        (st = gpuimg__budget_take(&run->budget, ctx, p->path, need)) == GPUIMG_OK)
         f->taken = need;
     for (int k = 0; k < 3; k++) {
         if (st == GPUIMG_OK && path[k])
@@ -340,8 +341,8 @@ static gpuimg_status update_pair(gpuimg_ctx *ctx, const gpuimg_pair *p, int prun
         char parents[PATH_BUF];
         snprintf(parents, sizeof parents, "%s", p->expected);
         if (gpuimg__make_parents(parents) != 0)
-            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s",
-                                p->expected, strerror(errno));
+            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s", p->expected,
+                                strerror(errno));
         gpuimg_status st = gpuimg_copy_image(ctx, p->actual, p->expected);
         *done = st == GPUIMG_OK;
         return st;

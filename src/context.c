@@ -10,9 +10,9 @@
 
 #include "host_buffers.h"
 #include "internal.h"
-#include "utf8.h"
 #include "ops.h"
 #include "pool.h"
+#include "utf8.h"
 
 /* A backend being opened on another thread (gpuimg_ctx_expect). The thread
  * writes only here; the context adopts the result on its own thread. Beside
@@ -238,7 +238,10 @@ void gpuimg_escape_controls(const char *text, char *out, size_t cap)
         if (len > 0 && cp >= 0x20 && cp != 0x7f && (cp < 0x80 || cp > 0x9f))
             memcpy(esc, p, k);
         else if (len == 1 && (cp == '\n' || cp == '\r' || cp == '\t'))
-            k = (size_t)snprintf(esc, sizeof esc, "\\%c", cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
+            k = (size_t)snprintf(esc, sizeof esc, "\\%c",
+                                 cp == '\n'   ? 'n'
+                                 : cp == '\r' ? 'r'
+                                              : 't');
         else {
             k = (size_t)snprintf(esc, sizeof esc, "\\x%02x", (unsigned char)*p);
             len = 1;

@@ -110,8 +110,8 @@ gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text
                                       (int)(tok - line) + 1, tok);
                 else
                     st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                                      "kernel: %s:%d:%d: not a kernel file (rows of numbers)",
-                                      path, line_no, (int)(tok - line) + 1);
+                                      "kernel: %s:%d:%d: not a kernel file (rows of numbers)", path,
+                                      line_no, (int)(tok - line) + 1);
                 break;
             }
             if (fabs(v) > 1e30) { /* keeps every sum of products finite in float */

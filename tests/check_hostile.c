@@ -314,7 +314,8 @@ static const char *const odd_names[] = {
     "forged\n3 pairs: 3 identical, 0 passed, 0 failed, 0 size, 0 missing, 0 new, 0 error.png",
     "esc\x1b[31mred\x1b[0m.png",
     "nonchar\xef\xbf\xbe\xef\xbf\xbf.png",
-    "c1\xc2\x9b" "2J.png",
+    "c1\xc2\x9b"
+    "2J.png",
 };
 
 START_TEST(outputs_valid_whatever_the_names)
@@ -347,8 +348,7 @@ START_TEST(outputs_valid_whatever_the_names)
     put_png(act, rel, 9);
     n++;
     char *out, *err;
-    int rc = RUN(&out, &err, "compare", exp, act, "--recursive", "--report", rep, "--junit",
-                 junit);
+    int rc = RUN(&out, &err, "compare", exp, act, "--recursive", "--report", rep, "--junit", junit);
     ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
     /* text: one line a pair and the summary, no control byte but newlines */
     int lines = 0;
@@ -381,12 +381,11 @@ START_TEST(outputs_valid_whatever_the_names)
     snprintf(json, sizeof json, "%s/report.json", rep);
     ck_assert_msg(python(check_json, json, &err) == 0, "report.json: %s", err);
     free(err);
-    static const char check_xml[] =
-        "import sys, xml.etree.ElementTree as E\n"
-        "r = E.parse(sys.argv[1]).getroot()\n"
-        "cases = r.findall('.//testcase')\n"
-        "assert len(cases) == 6, len(cases)\n"
-        "assert len(r.findall('.//failure')) == 6\n";
+    static const char check_xml[] = "import sys, xml.etree.ElementTree as E\n"
+                                    "r = E.parse(sys.argv[1]).getroot()\n"
+                                    "cases = r.findall('.//testcase')\n"
+                                    "assert len(cases) == 6, len(cases)\n"
+                                    "assert len(r.findall('.//failure')) == 6\n";
     ck_assert_msg(python(check_xml, junit, &err) == 0, "JUnit: %s", err);
     free(err);
     static const char check_html[] = "import sys, html.parser\n"
@@ -466,9 +465,8 @@ START_TEST(no_argument_dropped)
     char *err;
     ck_assert_int_eq(tu_run(args, NULL, NULL, &err), 0);
     free(err);
-    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "invert", in, one, NULL}, NULL, NULL,
-                            &err),
-                     0);
+    ck_assert_int_eq(
+        tu_run((const char *const[]){tu_bin(), "invert", in, one, NULL}, NULL, NULL, &err), 0);
     free(err);
     /* 301 inverts are one invert; 300 (the limit dropped one) would be none */
     ck_assert(tu_same_file(odd, one));

@@ -371,14 +371,14 @@ int cmd_compare(cli *c, int argc, char **argv)
                   is_folder(pos[0]) ? pos[0] : pos[1]);
         return EXIT_USAGE;
     }
-    const char *folder_only = o.recursive   ? "--recursive"
-                              : o.allow_new ? "--allow-new"
+    const char *folder_only = o.recursive     ? "--recursive"
+                              : o.allow_new   ? "--allow-new"
                               : o.allow_empty ? "--allow-empty"
-                              : o.report    ? "--report"
-                              : o.junit     ? "--junit"
-                              : o.update    ? "--update"
-                              : o.jobs      ? "--jobs"
-                                            : NULL;
+                              : o.report      ? "--report"
+                              : o.junit       ? "--junit"
+                              : o.update      ? "--update"
+                              : o.jobs        ? "--jobs"
+                                              : NULL;
     if (!folders && folder_only) {
         cli_error(c, "%s: only when comparing two folders", folder_only);
         return EXIT_USAGE;
