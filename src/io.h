@@ -63,6 +63,22 @@ int gpuimg__tiff_write_ifd0(struct tiff *tif, const uint8_t *exif, size_t size);
 int gpuimg__tiff_write_exif(struct tiff *tif, const uint8_t *exif, size_t size, uint64_t *offset);
 /* WebP (io_webp.c): "RIFF" .... "WEBP". */
 int gpuimg__is_webp(const uint8_t *data, size_t size);
+/* One chunk of a WebP file's RIFF container: its FourCC and its body as
+ * its header declares it (the padding byte of an odd size not counted). */
+typedef struct gpuimg__riff_chunk {
+    const uint8_t *fourcc, *body;
+    size_t len;
+} gpuimg__riff_chunk;
+/* The chunk at *pos (start at 12, after "RIFF" size "WEBP") and *pos moved
+ * past it by its declared size and padding, whatever its body holds: 1, or
+ * 0 at the end of the RIFF (the smaller of its size field and the file) or
+ * at a chunk that runs past it. The one walk of these chunks. */
+int gpuimg__riff_next(const uint8_t *data, size_t size, size_t *pos, gpuimg__riff_chunk *out);
+/* The features of a still WebP as the loader reads them: a damaged or
+ * animated one fails, naming the file. */
+struct WebPBitstreamFeatures;
+gpuimg_status gpuimg__webp_features(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                    const char *name, struct WebPBitstreamFeatures *out);
 gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
 gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
@@ -94,6 +110,16 @@ gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t s
 gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                         const char *name, gpuimg_image *out, int bands);
 /* Binary and plain PPM and PGM (io_pnm.c). */
+typedef struct gpuimg__pnm_head {
+    uint32_t width, height, maxval;
+    int channels, plain; /* plain: P2 or P3, the samples in decimal */
+    size_t raster;       /* where the samples start */
+} gpuimg__pnm_head;
+/* A PNM's header as the loader reads it (and `info` with it): the grammar,
+ * gpuimg__check_size, and a raster that fits the file; fails naming the
+ * file. */
+gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                 const char *name, gpuimg__pnm_head *out);
 gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
 /* PSD's composite image (io_psd.c). */

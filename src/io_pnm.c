@@ -65,10 +65,14 @@ static gpuimg_status pnm_error(gpuimg_ctx *ctx, const char *name, const char *wh
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name, why);
 }
 
-gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
-                                 gpuimg_image *out)
+gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
+                                 gpuimg__pnm_head *h)
 {
-    int plain = p[1] == '2' || p[1] == '3', channels = p[1] == '3' || p[1] == '6' ? 3 : 1;
+    memset(h, 0, sizeof *h);
+    if (n < 3) /* the magic and one whitespace byte (gpuimg__sniff's test) */
+        return pnm_error(ctx, name, "truncated PNM");
+    h->plain = p[1] == '2' || p[1] == '3';
+    h->channels = p[1] == '3' || p[1] == '6' ? 3 : 1;
     /* width, height, maxval; a side over 2^31 is as wrong as one over 65535 */
     uint32_t v[3];
     const uint32_t limits[3] = {INT32_MAX, INT32_MAX, 65535};
@@ -89,17 +93,32 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     if (!is_space(p[i]))
         return pnm_error(ctx, name, "damaged PNM header");
     i++; /* the one whitespace byte before the raster */
-    uint64_t values = (uint64_t)v[0] * v[1] * (uint64_t)channels, maxval = v[2];
-    int wide = maxval > 255;
+    uint64_t values = (uint64_t)v[0] * v[1] * (uint64_t)h->channels;
     /* binary: every byte of the raster; plain: a digit and a separator a
      * value at least (the last one's separator may be missing) */
-    uint64_t need = plain ? 2 * values - 1 : values * (wide ? 2 : 1);
+    uint64_t need = h->plain ? 2 * values - 1 : values * (v[2] > 255 ? 2 : 1);
     if (need > n - i)
         return pnm_error(ctx, name, "truncated PNM");
+    h->width = v[0], h->height = v[1], h->maxval = v[2];
+    h->raster = i;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
+                                 gpuimg_image *out)
+{
+    gpuimg__pnm_head h;
+    gpuimg_status st = gpuimg__pnm_header(ctx, p, n, name, &h);
+    if (st != GPUIMG_OK)
+        return st;
+    int plain = h.plain;
+    size_t i = h.raster;
+    uint64_t values = (uint64_t)h.width * h.height * (uint64_t)h.channels, maxval = h.maxval;
+    int wide = maxval > 255;
     /* maxval over 255 is a 16-bit image (SPEC §2), scaled to 0..65535. */
     uint64_t top = wide ? 65535 : 255;
-    if ((st = gpuimg__image_take_depth(ctx, out, (int)v[0], (int)v[1], channels, wide ? 16 : 8)) !=
-        GPUIMG_OK)
+    if ((st = gpuimg__image_take_depth(ctx, out, (int)h.width, (int)h.height, h.channels,
+                                       wide ? 16 : 8)) != GPUIMG_OK)
         return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
     uint8_t *d = out->data;
     uint16_t *d16 = (uint16_t *)out->data;

@@ -21,18 +21,53 @@ int gpuimg__is_webp(const uint8_t *data, size_t size)
     return size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0;
 }
 
+static size_t le32(const uint8_t *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
+int gpuimg__riff_next(const uint8_t *data, size_t size, size_t *pos, gpuimg__riff_chunk *out)
+{
+    if (!gpuimg__is_webp(data, size))
+        return 0;
+    /* bytes after the RIFF's declared end are not the file's (libwebp
+     * ignores them too) */
+    size_t end = le32(data + 4) < size - 8 ? 8 + le32(data + 4) : size;
+    size_t at = *pos;
+    if (at > end || end - at < 8)
+        return 0;
+    size_t len = le32(data + at + 4);
+    if (len > end - at - 8)
+        return 0;
+    out->fourcc = data + at;
+    out->body = data + at + 8;
+    out->len = len;
+    /* the declared size and the pad byte of an odd one: never what the
+     * body holds (an EXIF body's "Exif\0\0" included) */
+    *pos = at + 8 + len + (len & 1);
+    return 1;
+}
+
+gpuimg_status gpuimg__webp_features(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                    const char *name, WebPBitstreamFeatures *f)
+{
+    if (WebPGetFeatures(data, size, f) != VP8_STATUS_OK)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged WebP)",
+                            name);
+    if (f->has_animation)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (animated WebP; only still ones are read)",
+                            name);
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out)
 {
     WebPBitstreamFeatures f;
-    if (WebPGetFeatures(data, size, &f) != VP8_STATUS_OK)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged WebP)",
-                            name);
-    if (f.has_animation)
-        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
-                            "%s: not a supported image (animated WebP; only still ones are read)",
-                            name);
-    gpuimg_status st = gpuimg__check_size(ctx, name, (uint64_t)f.width, (uint64_t)f.height);
+    gpuimg_status st = gpuimg__webp_features(ctx, data, size, name, &f);
+    if (st == GPUIMG_OK)
+        st = gpuimg__check_size(ctx, name, (uint64_t)f.width, (uint64_t)f.height);
     if (st != GPUIMG_OK)
         return st;
     int c = f.has_alpha ? 4 : 3;

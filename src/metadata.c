@@ -195,13 +195,24 @@ static uint8_t *inflate_all(const uint8_t *p, size_t n, size_t *out_len)
 
 static const char XMP_KEY[] = "XML:com.adobe.xmp";
 
-static void dropped(gpuimg_ctx *ctx, const char *name, const char *what)
+/* Notes what was dropped, each reason once, for gpuimg__metadata_tell. */
+static void dropped(gpuimg__meta_notes *notes, const char *what)
 {
-    gpuimg__warn(ctx, "%s: %s dropped", name, what);
+    for (int i = 0; i < notes->count; i++)
+        if (strcmp(notes->what[i], what) == 0)
+            return;
+    if (notes->count < GPUIMG__META_NOTES)
+        notes->what[notes->count++] = what;
+}
+
+void gpuimg__metadata_tell(gpuimg_ctx *ctx, const char *name, const gpuimg__meta_notes *notes)
+{
+    for (int i = 0; i < notes->count; i++)
+        gpuimg__warn(ctx, "%s: %s dropped", name, notes->what[i]);
 }
 
 /* Every block keeps the first of its kind. */
-static int png_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+static int png_blocks(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
                       gpuimg_metadata *m)
 {
     size_t pos = 8;
@@ -215,9 +226,9 @@ static int png_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, si
             if (key >= 1 && key < 80 && len >= key + 3 && body[key + 1] == 0) {
                 m->icc = inflate_all(body + key + 2, len - key - 2, &m->icc_len);
                 if (!m->icc)
-                    dropped(ctx, name, "ICC profile (iCCP does not inflate)");
+                    dropped(notes, "ICC profile (iCCP does not inflate)");
             } else {
-                dropped(ctx, name, "ICC profile (damaged iCCP)");
+                dropped(notes, "ICC profile (damaged iCCP)");
             }
         } else if (memcmp(type, "eXIf", 4) == 0 && !m->exif && len > 0) {
             if (!(m->exif = dup_bytes(body, len)))
@@ -254,7 +265,7 @@ static const char EXIF_ID[6] = {'E', 'x', 'i', 'f', 0, 0};
 static const char XMP_ID[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL */
 static const char ICC_ID[12] = "ICC_PROFILE";                /* and its NUL */
 
-static int jpeg_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+static int jpeg_blocks(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
                        gpuimg_metadata *m)
 {
     /* ICC chunks: numbered 1..count, any order; gathered, then joined */
@@ -287,7 +298,7 @@ static int jpeg_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, s
         } else if (marker == 0xE2 && n > 14 && memcmp(body, ICC_ID, 12) == 0) {
             int seq = body[12], count = body[13];
             if (seq < 1 || seq > count || (icc_count && count != icc_count) || icc_part[seq]) {
-                dropped(ctx, name, "ICC profile (its APP2 chunks do not number up)");
+                dropped(notes, "ICC profile (its APP2 chunks do not number up)");
                 icc_count = -1;
             } else if (icc_count >= 0) {
                 icc_count = count;
@@ -305,7 +316,7 @@ static int jpeg_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, s
             total += icc_len[s];
         }
         if (!whole) {
-            dropped(ctx, name, "ICC profile (an APP2 chunk is missing)");
+            dropped(notes, "ICC profile (an APP2 chunk is missing)");
         } else if (total > 0) {
             if (!(m->icc = malloc(total)))
                 return 0;
@@ -320,29 +331,30 @@ static int jpeg_blocks(gpuimg_ctx *ctx, const char *name, const uint8_t *data, s
 
 /* ---- WebP: the RIFF container's ICCP, EXIF and XMP chunks ---- */
 
+/* The walk advances by each chunk's declared size (gpuimg__riff_next); an
+ * EXIF body's JPEG prefix is stripped from what is kept, never from the
+ * walk. */
 static int webp_blocks(const uint8_t *data, size_t size, gpuimg_metadata *m)
 {
-    for (size_t pos = 12; size - pos >= 8 && pos <= size;) {
-        size_t len = get32(data + pos + 4, 1);
-        const uint8_t *body = data + pos + 8, *type = data + pos;
-        if (len > size - pos - 8)
-            break;
+    gpuimg__riff_chunk c;
+    for (size_t pos = 12; gpuimg__riff_next(data, size, &pos, &c);) {
+        const uint8_t *body = c.body;
+        size_t len = c.len;
         uint8_t **dst = NULL;
         size_t *dst_len = NULL;
-        if (memcmp(type, "ICCP", 4) == 0 && !m->icc)
+        if (memcmp(c.fourcc, "ICCP", 4) == 0 && !m->icc)
             dst = &m->icc, dst_len = &m->icc_len;
-        else if (memcmp(type, "EXIF", 4) == 0 && !m->exif)
+        else if (memcmp(c.fourcc, "EXIF", 4) == 0 && !m->exif)
             dst = &m->exif, dst_len = &m->exif_len;
-        else if (memcmp(type, "XMP ", 4) == 0 && !m->xmp)
+        else if (memcmp(c.fourcc, "XMP ", 4) == 0 && !m->xmp)
             dst = &m->xmp, dst_len = &m->xmp_len;
-        if (dst && dst == &m->exif && len > 6 && memcmp(body, EXIF_ID, 6) == 0)
+        if (dst == &m->exif && len > 6 && memcmp(body, EXIF_ID, 6) == 0)
             body += 6, len -= 6; /* some writers keep JPEG's prefix */
         if (dst && len > 0) {
             if (!(*dst = dup_bytes(body, len)))
                 return 0;
             *dst_len = len;
         }
-        pos += 8 + len + (len & 1); /* chunks are padded to even sizes */
     }
     return 1;
 }
@@ -383,16 +395,18 @@ static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
-                                     const uint8_t *data, size_t size, gpuimg_metadata **out)
+gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                                           const uint8_t *data, size_t size, gpuimg_metadata **out,
+                                           gpuimg__meta_notes *notes)
 {
     *out = NULL;
+    memset(notes, 0, sizeof *notes);
     gpuimg_metadata *m = calloc(1, sizeof *m);
     if (!m)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     m->orientation = 1;
-    int ok = codec == GPUIMG__CODEC_PNG    ? png_blocks(ctx, name, data, size, m)
-             : codec == GPUIMG__CODEC_JPEG ? jpeg_blocks(ctx, name, data, size, m)
+    int ok = codec == GPUIMG__CODEC_PNG    ? png_blocks(notes, data, size, m)
+             : codec == GPUIMG__CODEC_JPEG ? jpeg_blocks(notes, data, size, m)
              : codec == GPUIMG__CODEC_WEBP ? webp_blocks(data, size, m)
                                            : 1;
     if (!ok) {
@@ -402,7 +416,7 @@ gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__
     if (m->exif) {
         int o = gpuimg__exif_orientation(m->exif, m->exif_len);
         if (o < 0) { /* kept out of outputs too: a block nothing can read */
-            dropped(ctx, name, "EXIF (malformed; its orientation is ignored)");
+            dropped(notes, "EXIF (malformed; its orientation is ignored)");
             free(m->exif);
             m->exif = NULL;
             m->exif_len = 0;
@@ -415,6 +429,16 @@ gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__
     else
         *out = m;
     return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                                     const uint8_t *data, size_t size, gpuimg_metadata **out)
+{
+    gpuimg__meta_notes notes;
+    gpuimg_status st = gpuimg__metadata_parse_quiet(ctx, name, codec, data, size, out, &notes);
+    if (st == GPUIMG_OK)
+        gpuimg__metadata_tell(ctx, name, &notes);
+    return st;
 }
 
 gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,

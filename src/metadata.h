@@ -17,8 +17,23 @@ int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n);
 
 /* The profile's 'desc' text into out ("" when none). */
 void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap);
+/* Why blocks of a file were dropped (static texts, each once): its
+ * warnings, held until its pixels have decoded, so that a file that fails
+ * says only its error (SPEC §1: one line). */
+#define GPUIMG__META_NOTES 4
+typedef struct gpuimg__meta_notes {
+    int count;
+    const char *what[GPUIMG__META_NOTES];
+} gpuimg__meta_notes;
 /* The blocks of a PNG, JPEG or WebP file, or NULL when it has none;
- * what does not parse is dropped with a warning. */
+ * what does not parse is dropped, and why noted in *notes. */
+gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                                           const uint8_t *data, size_t size, gpuimg_metadata **out,
+                                           gpuimg__meta_notes *notes);
+/* The warnings of the notes ("NAME: WHAT dropped"). */
+void gpuimg__metadata_tell(gpuimg_ctx *ctx, const char *name, const gpuimg__meta_notes *notes);
+/* The same, its warnings told at once (for a caller that decodes no
+ * pixels, or tells nothing else after). */
 gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
                                      const uint8_t *data, size_t size, gpuimg_metadata **out);
 /* After a PNG, JPEG or WebP decode: the file's profile, EXIF and XMP

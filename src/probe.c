@@ -6,19 +6,20 @@
  * fuzz_info). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <webp/decode.h>
 
 #include "io.h"
 #include "io_stb_image.h"
 #include "metadata.h"
-
-/* Metadata blocks come first in the files that have them; a header is
- * never further in than this. */
-#define PROBE_BYTES ((size_t)4 << 20)
 
 static gpuimg_status unreadable(gpuimg_ctx *ctx, const char *name, const char *why)
 {
@@ -78,30 +79,32 @@ static gpuimg_status jpeg_header(gpuimg_ctx *ctx, const char *name, const uint8_
     return unreadable(ctx, name, "no JPEG frame header");
 }
 
-/* "P2/P3/P5/P6 width height maxval", comments from '#' to the line's end. */
+/* The loader's own header walk (io_pnm.c): its grammar, its limits and
+ * its raster check, so that info and load agree on every PNM. */
 static gpuimg_status pnm_header(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
                                 gpuimg_file_info *o)
 {
-    unsigned long v[3] = {0, 0, 0};
-    size_t i = 2;
-    for (int k = 0; k < 3; k++) {
-        while (i < n &&
-               (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n' || d[i] == '#')) {
-            if (d[i] == '#')
-                while (i < n && d[i] != '\n' && d[i] != '\r')
-                    i++;
-            else
-                i++;
-        }
-        if (i == n || d[i] < '0' || d[i] > '9')
-            return unreadable(ctx, name, "damaged PNM header");
-        while (i < n && d[i] >= '0' && d[i] <= '9' && v[k] < 1000000)
-            v[k] = v[k] * 10 + (unsigned long)(d[i++] - '0');
-    }
-    o->stored_width = v[0] <= 65535 ? (int)v[0] : 0;
-    o->stored_height = v[1] <= 65535 ? (int)v[1] : 0;
-    o->channels = d[1] == '3' || d[1] == '6' ? 3 : 1;
-    o->depth = v[2] > 255 ? 16 : 8;
+    gpuimg__pnm_head h;
+    gpuimg_status st = gpuimg__pnm_header(ctx, d, n, name, &h);
+    if (st != GPUIMG_OK)
+        return st;
+    o->stored_width = (int)h.width; /* within GPUIMG_MAX_SIDE: checked */
+    o->stored_height = (int)h.height;
+    o->channels = h.channels;
+    o->depth = h.maxval > 255 ? 16 : 8;
+    return GPUIMG_OK;
+}
+
+/* The loader's test of a WebP (io_webp.c): damaged and animated ones fail. */
+static gpuimg_status webp_header(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                                 gpuimg_file_info *o)
+{
+    WebPBitstreamFeatures wf;
+    gpuimg_status st = gpuimg__webp_features(ctx, d, n, name, &wf);
+    if (st != GPUIMG_OK)
+        return st;
+    o->stored_width = wf.width, o->stored_height = wf.height;
+    o->channels = wf.has_alpha ? 4 : 3, o->depth = 8;
     return GPUIMG_OK;
 }
 
@@ -136,15 +139,7 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
         if ((st = gpuimg__probe_tiff(ctx, name, d, size, o)) != GPUIMG_OK)
             return st;
         break;
-    case GPUIMG__CODEC_WEBP: {
-        WebPBitstreamFeatures wf;
-        o->format = "webp";
-        if (WebPGetFeatures(d, size, &wf) != VP8_STATUS_OK)
-            return unreadable(ctx, name, "damaged WebP");
-        o->stored_width = wf.width, o->stored_height = wf.height;
-        o->channels = wf.has_alpha ? 4 : 3, o->depth = 8;
-        break;
-    }
+    case GPUIMG__CODEC_WEBP: o->format = "webp", st = webp_header(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_BMP: o->format = "bmp", st = gpuimg__probe_bmp(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_GIF: o->format = "gif", st = gpuimg__probe_gif(ctx, name, d, size, o); break;
     case GPUIMG__CODEC_TGA: {
@@ -179,23 +174,60 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
     return GPUIMG_OK;
 }
 
+/* A stream (stdin, a FIFO, a device): its bytes read whole, within the
+ * loader's bounds (gpuimg__read_file), since nothing can seek in it. */
+static gpuimg_status probe_stream(gpuimg_ctx *ctx, const char *path, gpuimg_file_info *out)
+{
+    uint8_t *data;
+    size_t size;
+    gpuimg_status st = gpuimg__read_file(ctx, path, &data, &size);
+    if (st == GPUIMG_OK)
+        st = gpuimg_probe_memory(ctx, data, size, strcmp(path, "-") == 0 ? "<stdin>" : path, out);
+    free(data);
+    return st;
+}
+
+/* A regular file, mapped read-only whole: every walker reads where its
+ * format points (a TIFF's directory after its pixels, a WebP's EXIF chunk
+ * after its bitstream) and only the pages it touches are read, so a huge
+ * file costs no memory of its own. (A file cut short while it is probed
+ * would raise SIGBUS: the risk of every mmap reader, libvips' among them.) */
+static gpuimg_status probe_regular(gpuimg_ctx *ctx, const char *path, int fd, const struct stat *sb,
+                                   gpuimg_file_info *out)
+{
+    if (sb->st_size == 0)
+        return gpuimg_probe_memory(ctx, "", 0, path, out); /* "empty file" */
+    if ((uint64_t)sb->st_size > SIZE_MAX)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large to map", path);
+    size_t size = (size_t)sb->st_size;
+    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) /* a file system without mmap: read it as a stream */
+        return probe_stream(ctx, path, out);
+    gpuimg_status st = gpuimg_probe_memory(ctx, map, size, path, out);
+    munmap(map, size);
+    return st;
+}
+
 gpuimg_status gpuimg_probe(gpuimg_ctx *ctx, const char *path, gpuimg_file_info *out)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
+    struct stat sb;
+    /* what it is before it is opened: opening a FIFO takes its writer's data */
+    if (strcmp(path, "-") == 0 ||
+        (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)))
+        return probe_stream(ctx, path, out);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-    uint8_t *buf = malloc(PROBE_BYTES);
-    size_t n = buf ? fread(buf, 1, PROBE_BYTES, f) : 0;
-    int bad = ferror(f), e = errno;
-    fclose(f);
     gpuimg_status st;
-    if (!buf)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", path);
-    else if (bad)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(e));
+    if (fstat(fd, &sb) != 0)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
+    else if (!S_ISREG(sb.st_mode)) /* replaced since stat() */
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: changed while it was read", path);
     else
-        st = gpuimg_probe_memory(ctx, buf, n, path, out);
-    free(buf);
+        st = probe_regular(ctx, path, fd, &sb, out);
+    close(fd);
     return st;
 }
