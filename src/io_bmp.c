@@ -181,6 +181,11 @@ static gpuimg_status parse(gpuimg_ctx *ctx, const char *name, const uint8_t *p, 
         b->compression = h >= 40 ? le32(p + 30) : BI_RGB;
     }
     unsigned bpp = b->bpp;
+    /* JPEG and PNG inside a BMP (printer data) have no bit depth of their own */
+    if ((b->compression == 4 || b->compression == 5) && h != 64)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (BMP compression %u is not read)", name,
+                            b->compression);
     if (planes != 1 ||
         (bpp != 1 && bpp != 2 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32))
         return damaged(ctx, name, "bad bit depth");

@@ -14,10 +14,15 @@
  * bytes; a zero length ends them), and the trailer 0x3B.
  *
  * Output as stb_image gave it, so that nothing else changes: the logical
- * screen, RGBA; the pixels outside the first frame, its transparent ones
- * and those whose index lies past the colour table are 0, 0, 0, 0. Codes
- * after the frame's last pixel are not read (a missing end code or trailer
- * is no damage); a frame outside the screen is refused, as stb did. */
+ * screen, RGBA; the frame's transparent pixels and those whose index lies
+ * past the colour table are 0, 0, 0, 0, and so is the screen outside the
+ * frame unless the screen names a background colour (fill_background).
+ * Codes after the frame's last pixel are not read (a missing end code or
+ * trailer is no damage); a frame outside the screen is refused, as stb
+ * did; LZW code sizes are 2 to 11 (stb took up to 12, which cannot work:
+ * its clear code would be the 4097th code). stb refused a stream that kept
+ * using a full table ("too many codes"); that is read here, as the GIF
+ * specification allows (a deferred clear code). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +49,8 @@ static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name)
 /* The first frame, as the blocks before its data describe it. */
 struct frame {
     uint64_t screen_w, screen_h;
+    const uint8_t *global; /* the global colour table, or NULL */
+    unsigned global_colours, background;
     uint64_t left, top, width, height;
     int interlaced, transparent; /* -1: none */
     const uint8_t *table;        /* RGB entries */
@@ -106,6 +113,9 @@ static gpuimg_status read_screen(gpuimg_ctx *ctx, const char *name, const uint8_
     *at = 13;
     if (!read_table(p, n, at, p[10], f))
         return truncated(ctx, name);
+    f->global = f->table;
+    f->global_colours = f->colours;
+    f->background = p[11];
     return GPUIMG_OK;
 }
 
@@ -145,7 +155,7 @@ static gpuimg_status read_frame(gpuimg_ctx *ctx, const char *name, const uint8_t
         return damaged(ctx, name, "empty frame");
     if (f->left + f->width > f->screen_w || f->top + f->height > f->screen_h)
         return damaged(ctx, name, "frame outside the screen");
-    if (f->min_code < 2 || f->min_code > 8)
+    if (f->min_code < 2 || f->min_code > 11)
         return damaged(ctx, name, "bad LZW code size");
     return GPUIMG_OK;
 }
@@ -228,11 +238,30 @@ static void put_pixel(struct cursor *c, unsigned index)
         c->row = start[++c->pass];
 }
 
+/* The screen outside the frame, as stb_image gave it (and so as before):
+ * with a background index other than 0, that global colour, opaque (black
+ * past the table, or with none); with 0, 0, 0, 0, 0. */
+static void fill_background(const struct frame *f, gpuimg_image *out)
+{
+    if (f->background == 0)
+        return;
+    uint8_t px[4] = {0, 0, 0, 255};
+    if (f->global && f->background < f->global_colours)
+        memcpy(px, f->global + 3 * f->background, 3);
+    for (uint64_t y = 0; y < f->screen_h; y++) {
+        int band = y < f->top || y >= f->top + f->height;
+        uint8_t *row = out->data + y * f->screen_w * 4;
+        for (uint64_t x = 0; x < f->screen_w; x++)
+            if (band || x < f->left || x >= f->left + f->width)
+                memcpy(row + 4 * x, px, 4);
+    }
+}
+
 struct lzw {
     uint16_t prefix[LZW_CODES];
-    uint8_t suffix[LZW_CODES], first[LZW_CODES];
+    uint16_t suffix[LZW_CODES], first[LZW_CODES]; /* indices: up to 2047 */
     uint16_t length[LZW_CODES];
-    uint8_t string[LZW_CODES];
+    uint16_t string[LZW_CODES];
 };
 
 /* Writes a code's string (which the table holds) until the frame is full:
@@ -254,7 +283,7 @@ static const char *decode_lzw(struct lzw *t, struct bits *s, unsigned min_code, 
     unsigned clear = 1u << min_code, end = clear + 1, avail = clear + 2, size = min_code + 1;
     int prev = -1;
     for (unsigned i = 0; i < clear; i++)
-        t->prefix[i] = 0, t->suffix[i] = t->first[i] = (uint8_t)i, t->length[i] = 1;
+        t->prefix[i] = 0, t->suffix[i] = t->first[i] = (uint16_t)i, t->length[i] = 1;
     *short_data = 0;
     while (c->done < c->total) {
         unsigned code;
@@ -314,8 +343,10 @@ gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     int short_data;
     const char *why = decode_lzw(t, &s, f.min_code, &c, &short_data);
     free(t);
-    if (!why)
+    if (!why) {
+        fill_background(&f, out);
         return GPUIMG_OK;
+    }
     gpuimg_image_free(out);
     return short_data ? truncated(ctx, name) : damaged(ctx, name, why);
 }

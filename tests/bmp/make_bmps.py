@@ -361,6 +361,9 @@ def bad_bmps(cols):
         bmp(info_header(40, w, h, 32, compression=3), bytes(4 * w * h),
             masks=struct.pack("<III", 0xF0F0, 0xFF00, 0xFF)), "bad bit fields")
     bad("bad_rle_24.bmp", header_with(ok24, 30, "<I", 1), "compression")
+    # JPEG inside a BMP (bit depth 0): not read, and said so
+    bad("bad_jpeg_inside.bmp", header_with(header_with(ok24, 28, "<H", 0), 30, "<I", 4),
+        "BMP compression 4 is not read")
     rows = index_rows(w, h, 16)
     bad("bad_index.bmp",
         bmp(info_header(40, w, h, 8, colours=16), pack_rows(rows, 8)[:-4] + b"\x20\x00\x00\x00",
@@ -462,7 +465,7 @@ def sub_blocks(data):
 
 
 def gif(sw, sh, frame, global_cols=None, local_cols=None, transparent=None, interlaced=False,
-        min_code=None, codes=None, blocks=None):
+        min_code=None, codes=None, blocks=None, background=0):
     """frame: (left, top, rows of indices, top row first)."""
     left, top, rows = frame
     fw, fh = len(rows[0]), len(rows)
@@ -471,7 +474,8 @@ def gif(sw, sh, frame, global_cols=None, local_cols=None, transparent=None, inte
 
     gbits, lbits = table_bits(global_cols), table_bits(local_cols)
     min_code = min_code or max(2, lbits or gbits)
-    out = b"GIF89a" + struct.pack("<HHBBB", sw, sh, (0x80 | (gbits - 1)) if gbits else 0, 0, 0)
+    out = b"GIF89a" + struct.pack("<HHBBB", sw, sh, (0x80 | (gbits - 1)) if gbits else 0,
+                                  background, 0)
     if global_cols:
         out += b"".join(bytes(c) for c in global_cols)
     out += b"!\xfe" + sub_blocks(b"made by make_bmps.py")  # a comment to skip
@@ -492,13 +496,13 @@ def gif(sw, sh, frame, global_cols=None, local_cols=None, transparent=None, inte
     return out + b";"
 
 
-def expect_gif(sw, sh, frame, cols, transparent=None):
+def expect_gif(sw, sh, frame, cols, transparent=None, outside=(0, 0, 0, 0)):
     left, top, rows = frame
-    img = [[(0, 0, 0, 0)] * sw for _ in range(sh)]
+    img = [[outside] * sw for _ in range(sh)]
     for y, row in enumerate(rows):
         for x, v in enumerate(row):
-            if v != transparent and v < len(cols):
-                img[top + y][left + x] = tuple(cols[v]) + (255,)
+            visible = v != transparent and v < len(cols)
+            img[top + y][left + x] = tuple(cols[v]) + (255,) if visible else (0, 0, 0, 0)
     return img
 
 
@@ -526,6 +530,12 @@ def gif_cases():
     good("gif_transparent.gif",
          gif(15, 8, frame, global_cols=cols4, local_cols=cols8, transparent=5),
          expect_gif(15, 8, frame, cols8, transparent=5))
+    # the same with a background index: the screen outside the frame is
+    # that global colour, opaque (as stb_image read it, red and blue no
+    # longer swapped); the frame's transparent pixels stay transparent
+    good("gif_background.gif",
+         gif(15, 8, frame, global_cols=cols4, local_cols=cols8, transparent=5, background=2),
+         expect_gif(15, 8, frame, cols8, transparent=5, outside=tuple(cols4[2]) + (255,)))
     return cols4
 
 
