@@ -58,4 +58,45 @@ static inline int fuzz_same_image(const gpuimg_image *a, const gpuimg_image *b)
                       gpuimg_image_value_size(a)) == 0;
 }
 
+/* The same bytes (NULL and empty alike). */
+static inline int fuzz_same_bytes(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    return alen == blen && (alen == 0 || memcmp(a, b, alen) == 0);
+}
+
+/* A context of the fuzz settings and cfg's codec options (one a harness
+ * keeps for its run; fuzz_ctx's is the shared default one). */
+static inline gpuimg_ctx *fuzz_ctx_with(gpuimg_config *cfg)
+{
+    gpuimg_ctx *ctx;
+    cfg->backend = GPUIMG_BACKEND_CPU;
+    cfg->threads = 1;
+    cfg->max_pixels = 1u << 22;
+    if (gpuimg_ctx_create(cfg, &ctx) != GPUIMG_OK)
+        abort();
+    return ctx;
+}
+
+/* Where the metadata m read back from a file written from an image differs
+ * from the blocks the writer was given (gpuimg__metadata_for_output's),
+ * or NULL: the same profile and XMP, the same EXIF unless exif is NULL
+ * (not compared), and Orientation 1 (the pixels were written upright). */
+static inline const char *fuzz_meta_differs(const gpuimg_metadata *m, const uint8_t *icc,
+                                            size_t icc_len, const uint8_t *exif, size_t exif_len,
+                                            int check_exif, const uint8_t *xmp, size_t xmp_len)
+{
+    static const gpuimg_metadata none = {.orientation = 1};
+    if (!m)
+        m = &none;
+    if (m->orientation != 1)
+        return "orientation";
+    if (!fuzz_same_bytes(m->icc, m->icc_len, icc, icc_len))
+        return "ICC profile";
+    if (check_exif && !fuzz_same_bytes(m->exif, m->exif_len, exif, exif_len))
+        return "EXIF";
+    if (!fuzz_same_bytes(m->xmp, m->xmp_len, xmp, xmp_len))
+        return "XMP";
+    return NULL;
+}
+
 #endif

@@ -5,7 +5,11 @@ files of every format and layout each harness reads, written here by hand
 with the standard library alone (PNG through zlib; BMP, TGA, GIF, PSD and
 PNM byte by byte). JPEG seeds come from the program itself, given as the
 first argument (JPEG writing needs a codec: the seeds need not be
-independent of gpuimg, only varied). Run from the checkout's root:
+independent of gpuimg, only varied). The seeds of fuzz_tiff, fuzz_webp and
+fuzz_metadata are other writers' files: make_seeds_public.py, which this
+runs last, makes them with Pillow, tifffile, tiffcp, cwebp, webpmux,
+img2webp and ExifTool (see there for what to install). Run from the
+checkout's root:
 
     python3 tests/fuzz/make_seeds.py build/gpuimg
 """
@@ -279,6 +283,8 @@ def main():
                                              "x.png", "y.png", "--border", "reflect"]]
     for i, a in enumerate(argvs):
         put("cli", "argv%02d" % i, b"\0".join(x.encode() for x in a))
+    public = os.path.join(os.path.dirname(os.path.abspath(__file__)), "make_seeds_public.py")
+    subprocess.run([sys.executable, public], check=True)
 
 
 if __name__ == "__main__":

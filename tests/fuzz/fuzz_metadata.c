@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/* The metadata walkers and writers (metadata.c), on the input three ways:
+ *  - as an EXIF block: the Orientation read is 1-8 or -1 (malformed), and
+ *    setting it touches only its value (2 bytes), which then reads back as
+ *    set wherever there is an entry to set; set to 1, a block that read
+ *    1-8 reads 1 (what every output of an oriented image says);
+ *  - as an ICC profile: its description is a terminated printable string,
+ *    and cut short by a small buffer, a prefix of the whole one;
+ *  - as a PNG, JPEG or WebP file (chosen by its signature, as the loader
+ *    does, which walks the blocks before the decoder has looked at
+ *    anything): what the walk finds is consistent (an Orientation 1-8 that
+ *    its EXIF says, blocks no larger than the file where they are copies),
+ *    or, any other input, its bytes taken for all three blocks (the seeds
+ *    are bare EXIF blocks, profiles and XMP packets).
+ * Then what was found goes with a small image, turned upright as its
+ * Orientation says, through each writer that carries metadata (PNG, JPEG,
+ * WebP lossless, TIFF) and back through gpuimg_load_memory: the same
+ * upright pixels (JPEG: the same size), Orientation 1, the same profile,
+ * XMP and EXIF (JPEG: those its segments hold; TIFF: EXIF not byte for
+ * byte, libtiff rewrites it), and `gpuimg info` telling the same sizes. */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+#include <string.h>
+
+#include "fuzz.h"
+#include "io.h"
+#include "metadata.h"
+
+static void exif_walk(const uint8_t *d, size_t n)
+{
+    int o = gpuimg__exif_orientation(d, n);
+    FUZZ_CHECK(o == -1 || (o >= 1 && o <= 8), "EXIF orientation %d", o);
+    uint8_t *copy = malloc(n ? n : 1);
+    if (!copy)
+        return;
+    memcpy(copy, d, n);
+    int k = 1 + (n ? d[n - 1] : 0) % 8;
+    gpuimg__exif_set_orientation(copy, n, k);
+    size_t changed = 0;
+    for (size_t i = 0; i < n; i++)
+        changed += copy[i] != d[i];
+    FUZZ_CHECK(changed <= 2, "setting the orientation changed %zu bytes", changed);
+    int now = gpuimg__exif_orientation(copy, n);
+    /* an entry, valid or out of range, is set; no entry (1) or no
+     * structure (-1) leaves the block as it was */
+    FUZZ_CHECK(now == k || now == o, "orientation %d set to %d reads %d", o, k, now);
+    FUZZ_CHECK(o <= 1 || now == k, "orientation %d set to %d reads %d", o, k, now);
+    gpuimg__exif_set_orientation(copy, n, 1);
+    now = gpuimg__exif_orientation(copy, n);
+    FUZZ_CHECK(o < 1 || now == 1, "orientation %d set to 1 reads %d", o, now);
+    free(copy);
+}
+
+static void icc_walk(const uint8_t *d, size_t n)
+{
+    char full[128], part[16];
+    memset(full, 'x', sizeof full);
+    gpuimg__icc_description(d, n, full, sizeof full);
+    size_t len = strnlen(full, sizeof full);
+    FUZZ_CHECK(len < sizeof full, "the description is not terminated");
+    for (size_t i = 0; i < len; i++)
+        FUZZ_CHECK(full[i] >= 0x20 && full[i] < 0x7f, "byte %d in the description",
+                   (unsigned char)full[i]);
+    size_t cap = 1 + (n ? d[0] : 0) % sizeof part;
+    memset(part, 'x', sizeof part);
+    gpuimg__icc_description(d, n, part, cap);
+    size_t plen = strnlen(part, cap);
+    FUZZ_CHECK(plen < cap && plen == (len < cap - 1 ? len : cap - 1) &&
+                   memcmp(part, full, plen) == 0,
+               "in %zu bytes the description is '%.*s', in 128 '%s'", cap, (int)plen, part, full);
+}
+
+/* The blocks of the input: a file's, as the loader finds them, or the
+ * input itself as each. NULL when there are none. */
+static gpuimg_metadata *blocks(gpuimg_ctx *ctx, const uint8_t *d, size_t n)
+{
+    gpuimg__codec codec = gpuimg__sniff(d, n);
+    gpuimg_metadata *m = NULL;
+    if (codec == GPUIMG__CODEC_PNG || codec == GPUIMG__CODEC_JPEG || codec == GPUIMG__CODEC_WEBP) {
+        FUZZ_CHECK(gpuimg__metadata_parse(ctx, "fuzz", codec, d, n, &m) == GPUIMG_OK, "parse: %s",
+                   gpuimg_ctx_error(ctx));
+        if (!m)
+            return NULL;
+        FUZZ_CHECK(m->icc || m->exif || m->xmp, "metadata without a block");
+        FUZZ_CHECK(m->orientation >= 1 && m->orientation <= 8, "orientation %d", m->orientation);
+        FUZZ_CHECK(m->exif ? gpuimg__exif_orientation(m->exif, m->exif_len) == m->orientation
+                           : m->orientation == 1,
+                   "orientation %d, its EXIF says %d", m->orientation,
+                   m->exif ? gpuimg__exif_orientation(m->exif, m->exif_len) : 0);
+        /* copied out of the file, but PNG's profile (and XMP) inflated */
+        FUZZ_CHECK(m->exif_len <= n && (codec == GPUIMG__CODEC_PNG ||
+                                        (m->icc_len <= n && m->xmp_len <= n)),
+                   "blocks of %zu, %zu, %zu bytes from a file of %zu", m->icc_len, m->exif_len,
+                   m->xmp_len, n);
+        return m;
+    }
+    if (n == 0 || !(m = calloc(1, sizeof *m)))
+        return NULL;
+    int o = gpuimg__exif_orientation(d, n);
+    m->orientation = o > 0 ? o : 1;
+    /* as a loader would take them: an EXIF that does not parse is dropped */
+    if ((o > 0 && !(m->exif = malloc(n))) || !(m->icc = malloc(n)) || !(m->xmp = malloc(n))) {
+        gpuimg_metadata_free(m);
+        return NULL;
+    }
+    if (m->exif)
+        memcpy(m->exif, d, m->exif_len = n);
+    memcpy(m->icc, d, m->icc_len = n);
+    memcpy(m->xmp, d, m->xmp_len = n);
+    return m;
+}
+
+typedef gpuimg_status (*encode_fn)(gpuimg_ctx *, FILE *, const char *, gpuimg_format,
+                                   const gpuimg_image *);
+
+static gpuimg_status encode_png(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_png(ctx, f, name, img);
+}
+
+static gpuimg_status encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                 const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_jpeg(ctx, f, name, img);
+}
+
+/* JPEG's segments: 65533 bytes after the length, less the identifier (a
+ * block that does not fit is left out with a warning); ICC in up to 255. */
+#define SEGMENT 65533u
+
+static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, gpuimg_format format)
+{
+    static const struct {
+        gpuimg_format format;
+        const char *name;
+        encode_fn encode;
+    } writers[] = {{GPUIMG_FORMAT_PNG, "fuzz.png", encode_png},
+                   {GPUIMG_FORMAT_JPEG, "fuzz.jpg", encode_jpeg},
+                   {GPUIMG_FORMAT_WEBP, "fuzz.webp", gpuimg__encode_webp},
+                   {GPUIMG_FORMAT_TIFF, "fuzz.tif", gpuimg__encode_tiff}};
+    size_t w = 0;
+    while (writers[w].format != format)
+        w++;
+    const char *name = writers[w].name;
+    /* 3x2, every value different: any turn or flip shows */
+    gpuimg_image img;
+    FUZZ_CHECK(gpuimg_image_alloc(&img, 3, 2, 3) == GPUIMG_OK, "alloc");
+    for (int i = 0; i < 3 * 2 * 3; i++)
+        img.data[i] = (uint8_t)(1 + 13 * i);
+    gpuimg_metadata *own = gpuimg__metadata_dup(m);
+    if (!own) {
+        gpuimg_image_free(&img);
+        return;
+    }
+    FUZZ_CHECK(gpuimg__metadata_attach(ctx, name, own, &img) == GPUIMG_OK, "attach: %s",
+               gpuimg_ctx_error(ctx));
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    FUZZ_CHECK(f != NULL, "open_memstream");
+    gpuimg_status st = writers[w].encode(ctx, f, name, format, &img);
+    FUZZ_CHECK(fclose(f) == 0 && st == GPUIMG_OK, "%s: %s", name, gpuimg_ctx_error(ctx));
+    gpuimg_image back;
+    st = gpuimg_load_memory(ctx, buf, len, name, &back);
+    FUZZ_CHECK(st == GPUIMG_OK, "%s written does not read back: %s", name, gpuimg_ctx_error(ctx));
+    if (format == GPUIMG_FORMAT_JPEG)
+        FUZZ_CHECK(back.width == img.width && back.height == img.height,
+                   "%s written reads back %dx%d, not %dx%d", name, back.width, back.height,
+                   img.width, img.height);
+    else
+        FUZZ_CHECK(fuzz_same_image(&back, &img), "%s written reads back other pixels", name);
+    gpuimg__meta_out o; /* what the writer was given, and JPEG's room for it */
+    gpuimg__metadata_for_output(ctx, &img, &o);
+    if (format == GPUIMG_FORMAT_JPEG) {
+        size_t per = SEGMENT - 14;
+        if (o.exif_len + 6 > SEGMENT)
+            o.exif = NULL, o.exif_len = 0;
+        if (o.xmp_len + sizeof "http://ns.adobe.com/xap/1.0/" > SEGMENT)
+            o.xmp = NULL, o.xmp_len = 0;
+        if ((o.icc_len + per - 1) / per > 255)
+            o.icc = NULL, o.icc_len = 0;
+    }
+    const char *differs = fuzz_meta_differs(back.meta, o.icc, o.icc_len, o.exif, o.exif_len,
+                                            format != GPUIMG_FORMAT_TIFF, o.xmp, o.xmp_len);
+    FUZZ_CHECK(!differs, "%s written reads back another %s", name, differs);
+    free(o.exif_copy);
+    gpuimg_file_info info;
+    st = gpuimg_probe_memory(ctx, buf, len, name, &info);
+    FUZZ_CHECK(st == GPUIMG_OK, "info refuses %s written: %s", name, gpuimg_ctx_error(ctx));
+    size_t icc = back.meta ? back.meta->icc_len : 0, exif = back.meta ? back.meta->exif_len : 0,
+           xmp = back.meta ? back.meta->xmp_len : 0;
+    FUZZ_CHECK(info.width == back.width && info.height == back.height && info.orientation == 1 &&
+                   info.icc_bytes == icc && info.exif_bytes == exif && info.xmp_bytes == xmp,
+               "info on %s written: %dx%d, orientation %d, %zu/%zu/%zu bytes of ICC/EXIF/XMP; "
+               "it loads %dx%d, %zu/%zu/%zu",
+               name, info.width, info.height, info.orientation, info.icc_bytes, info.exif_bytes,
+               info.xmp_bytes, back.width, back.height, icc, exif, xmp);
+    gpuimg_image_free(&back);
+    gpuimg_image_free(&img);
+    free(buf);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static gpuimg_ctx *ctx;
+    if (!ctx) {
+        gpuimg_config cfg;
+        gpuimg_config_init(&cfg);
+        cfg.webp_lossless = 1; /* the same pixels back */
+        ctx = fuzz_ctx_with(&cfg);
+    }
+    exif_walk(data, size);
+    icc_walk(data, size);
+    gpuimg_metadata *m = blocks(ctx, data, size);
+    if (!m)
+        return 0;
+    static const gpuimg_format formats[] = {GPUIMG_FORMAT_PNG, GPUIMG_FORMAT_JPEG,
+                                            GPUIMG_FORMAT_WEBP, GPUIMG_FORMAT_TIFF};
+    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
+        round_trip(ctx, m, formats[i]);
+    gpuimg_metadata_free(m);
+    return 0;
+}
