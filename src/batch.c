@@ -51,6 +51,7 @@
 #include "internal.h"
 #include "io.h"
 #include "jpeg_gpu.h"
+#include "metadata.h"
 #include "pool.h"
 
 /* Device-stage workers per GPU: while one waits for its image's copies,
@@ -443,8 +444,14 @@ static void run_group(worker *w, int jpeg_device, item **group, int m)
             }
             j = -1;
         } else if (it->bytes) {
-            free(it->bytes); /* decoded on the device */
+            free(it->bytes); /* decoded on the device: now its warnings */
             it->bytes = NULL;
+            if (it->jf.notes.count) {
+                char input[PATH_BUF];
+                snprintf(input, sizeof input, "%s/%s", b->opt->in_dir,
+                         b->plan.files.rel[it->index]);
+                gpuimg__metadata_tell(w->ctx, input, &it->jf.notes);
+            }
         }
         run_item(w, jpeg_device, it, j >= 0 ? &planes[j] : NULL);
     }

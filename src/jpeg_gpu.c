@@ -25,7 +25,8 @@ gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_
     gpuimg_status st =
         gpuimg__check_size(ctx, name, (uint64_t)f->shape.width, (uint64_t)f->shape.height);
     if (st == GPUIMG_OK)
-        st = gpuimg__metadata_parse(ctx, name, GPUIMG__CODEC_JPEG, data, size, &f->meta);
+        st = gpuimg__metadata_parse_quiet(ctx, name, GPUIMG__CODEC_JPEG, data, size, &f->meta,
+                                          &f->notes);
     if (st == GPUIMG_OK && !f->meta && !(f->meta = calloc(1, sizeof *f->meta)))
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     if (st != GPUIMG_OK) {

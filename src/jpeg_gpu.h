@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "jpeg_scan.h"
+#include "metadata.h"
 
 /* A JPEG file for the device's decoder: its bytes (not owned), its shape
  * as stored, and its metadata (owned), parsed on the CPU. */
@@ -17,6 +18,10 @@ typedef struct gpuimg__jpeg_file {
     size_t size;
     gpuimg__jpeg_shape shape;
     gpuimg_metadata *meta;
+    /* the metadata's warnings, for the caller to tell once the device has
+     * decoded the file (a file that then fails says only its error; one
+     * the CPU decodes instead is told by its own load) */
+    gpuimg__meta_notes notes;
 } gpuimg__jpeg_file;
 
 /* *eligible = 1 when data is a JPEG that this context may decode on a

@@ -112,6 +112,8 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
             st = gpuimg__load_owned(ctx, data, size, name, &src);
             data = NULL;
             device_decode = 0;
+        } else if (st == GPUIMG_OK) {
+            gpuimg__metadata_tell(ctx, name, &jf.notes);
         }
         free(data);
         meta = jf.meta;

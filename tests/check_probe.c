@@ -362,6 +362,31 @@ START_TEST(failed_file_says_one_line)
     ck_assert_msg(one_line(err) && strstr(err, "bad_both.webp") && !strstr(err, "warning"), "%s",
                   err);
     free(out), free(err);
+    /* a JPEG: the same EXIF in APP1 (said once, not once when its markers
+     * are read and again when it decodes), then its scan cut short */
+    size_t jlen;
+    uint8_t *jpg = (uint8_t *)tu_read_file(tu_golden("inputs/oriented_1.jpg"), &jlen);
+    ck_assert_ptr_nonnull(jpg);
+    uint8_t *jbad = malloc(jlen + 64);
+    static const uint8_t app1[4] = {0xff, 0xe1, 0, 2 + 6 + sizeof exif};
+    memcpy(jbad, jpg, 2);
+    memcpy(jbad + 2, app1, 4);
+    memcpy(jbad + 6, "Exif\0\0", 6);
+    memcpy(jbad + 12, exif, sizeof exif);
+    size_t head = 12 + sizeof exif;
+    memcpy(jbad + head, jpg + 2, jlen - 2);
+    snprintf(path, sizeof path, "%s/bad_meta.jpg", dir);
+    tu_write_file(path, jbad, head + jlen - 2);
+    ck_assert_int_eq(RUN(&out, &err, "invert", path, dst), 0);
+    ck_assert_msg(strstr(err, "EXIF (malformed") && one_line(err), "%s", err);
+    free(out), free(err);
+    snprintf(cut, sizeof cut, "%s/bad_both.jpg", dir);
+    tu_write_file(cut, jbad, head + (jlen - 2) * 2 / 3);
+    ck_assert_int_eq(RUN(&out, &err, "invert", cut, dst), 3);
+    ck_assert_msg(one_line(err) && strstr(err, "bad_both.jpg") && !strstr(err, "warning"), "%s",
+                  err);
+    free(out), free(err);
+    free(jbad), free(jpg);
     free(short_f), free(f), free(bad), free(png);
     WebPFree(src);
 }
