@@ -190,6 +190,7 @@ static uint8_t *inflate_all(const uint8_t *p, size_t n, size_t *out_len)
     }
     libdeflate_free_decompressor(d);
     free(buf);
+    *out_len = 0; /* libdeflate may have set it before it found the data bad */
     return NULL;
 }
 
@@ -250,6 +251,8 @@ static int png_blocks(gpuimg__meta_notes *notes, const uint8_t *data, size_t siz
                 m->xmp_len = (size_t)(end - p);
             } else if (p < end) {
                 m->xmp = inflate_all(p, (size_t)(end - p), &m->xmp_len);
+                if (!m->xmp)
+                    dropped(notes, "XMP (iTXt does not inflate)");
             }
         } else if (memcmp(type, "IEND", 4) == 0) {
             break;
