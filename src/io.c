@@ -226,8 +226,8 @@ static uint64_t plausible_bytes(gpuimg_ctx *ctx, const uint8_t *head, size_t len
     memcpy(error, ctx->error, sizeof error);
     if (gpuimg_probe_memory(ctx, head, len, "", &info) == GPUIMG_OK && info.stored_width > 0 &&
         info.stored_height > 0) {
-        uint64_t guess = (uint64_t)info.stored_width * (uint64_t)info.stored_height * 16 +
-                         (UINT64_C(64) << 20);
+        uint64_t guess =
+            (uint64_t)info.stored_width * (uint64_t)info.stored_height * 16 + (UINT64_C(64) << 20);
         limit = guess < limit ? guess : limit;
     }
     memcpy(ctx->error, error, sizeof error);
@@ -298,10 +298,9 @@ static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t siz
     gpuimg_metadata *meta = NULL;
     gpuimg__meta_notes notes;
     gpuimg_status st =
-        i < NFORMATS
-            ? gpuimg__metadata_parse_quiet(ctx, name, codec, data, size, &meta, &notes)
-            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
-                           name);
+        i < NFORMATS ? gpuimg__metadata_parse_quiet(ctx, name, codec, data, size, &meta, &notes)
+                     : gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                                    "%s: not a supported image (unknown format)", name);
     if (st == GPUIMG_OK)
         st = formats[i].decode(ctx, data, size, name, out);
     if (st == GPUIMG_OK && meta) {
@@ -385,9 +384,9 @@ static gpuimg_status open_input(gpuimg_ctx *ctx, const char *path, FILE **f, str
     int known = fstat(fd, sb) == 0;
     if (!known)
         memset(sb, 0, sizeof *sb);
-    const char *refused = known && S_ISDIR(sb->st_mode)              ? "is a directory"
+    const char *refused = known && S_ISDIR(sb->st_mode)                 ? "is a directory"
                           : folder && (!known || !S_ISREG(sb->st_mode)) ? file_kind(sb->st_mode)
-                                                                       : NULL;
+                                                                        : NULL;
     if (refused) {
         close(fd);
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s%s", path, refused,
@@ -548,7 +547,7 @@ const char *gpuimg_codec_versions(void)
 {
     static char text[160];
     snprintf(text, sizeof text,
-             "libpng %s, zlib %s, libdeflate, libjpeg-turbo, stb_image (BMP, GIF, TGA) and "
+             "libpng %s, zlib %s, libdeflate, libjpeg-turbo, stb_image (TGA) and "
              "stb_image_write (Debian libstb)",
              png_get_libpng_ver(NULL), zlibVersion());
     return text;

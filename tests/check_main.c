@@ -35,6 +35,7 @@ Suite *jpeg_gpu_suite(void);
 Suite *nvjpeg_suite(void);
 Suite *tiff_suite(void);
 Suite *probe_suite(void);
+Suite *hostile_suite(void);
 Suite *bmp_gif_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
@@ -91,6 +92,7 @@ int main(void)
     srunner_add_suite(sr, jpeg_gpu_suite());
     srunner_add_suite(sr, tiff_suite());
     srunner_add_suite(sr, probe_suite());
+    srunner_add_suite(sr, hostile_suite());
     srunner_add_suite(sr, bmp_gif_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
