@@ -205,9 +205,10 @@ typedef struct gpuimg_config {
     /* A folder's run (gpuimg_batch, gpuimg_compare_folders) holds at most
      * this many bytes of decoded images at once, admitting each by its
      * decoded size (width x height x channels x bytes per value) and
-     * refusing one that alone is larger (GPUIMG_ERR_TOO_LARGE); 0: a quarter of
-     * the machine's physical memory (a run's peak is about three times what it
-     * admits: each image's planes and output besides its pixels). */
+     * refusing one that alone is larger (GPUIMG_ERR_TOO_LARGE); 0: a quarter
+     * of the machine's physical memory, or of its container's (cgroup)
+     * limit. A run's peak is about three times what it admits: each
+     * image's planes and output besides its pixels. */
     uint64_t memory_budget;
 } gpuimg_config;
 
@@ -566,13 +567,15 @@ void gpuimg_folder_result_free(gpuimg_folder_result *r);
  * (the context's error) once all were tried. */
 gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result *r, int prune,
                                     size_t *updated, size_t *pruned);
-/* Copies the image file from to the path to, byte for byte and atomically,
- * only if from is a regular file (not reached through a symbolic link, not
- * a FIFO or a device), within --max-pixels, that decodes whole as an
- * image: what a report or a golden folder receives from an untrusted
- * folder is an image, never a link's target. GPUIMG_ERR_IO or _DECODE
- * naming from otherwise. */
-gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *from, const char *to);
+/* Copies the image file FOLDER/REL to the path to, byte for byte and
+ * atomically, only if it is a regular file (not a FIFO or a device) within
+ * --max-pixels that decodes whole as an image, and, unless trusted, one
+ * reached from FOLDER without a symbolic link (neither REL's folders nor
+ * the file): what a report or a golden folder receives from a folder an
+ * untrusted job filled is an image of that folder, never a link's target.
+ * GPUIMG_ERR_IO or _DECODE naming the file otherwise. */
+gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
+                                const char *to);
 
 /* ---- Batch: every image of a folder through a pipeline (SPEC §5) -------- */
 

@@ -263,12 +263,13 @@ static item *new_item(batch *b, size_t i)
     return it;
 }
 
-/* A file's bytes, read (regular files only: the contexts' folder_files)
- * and admitted to the memory budget by the size they decode to. */
+/* A file's bytes, read (a regular file reached from IN_DIR without a
+ * symbolic link: folder_file.c) and admitted to the memory budget by the
+ * size they decode to. */
 static gpuimg_status read_admitted(gpuimg_ctx *ctx, batch *b, const char *input, item *it,
                                    uint8_t **data, size_t *size)
 {
-    gpuimg_status st = gpuimg__read_file(ctx, input, data, size);
+    gpuimg_status st = gpuimg__read_folder_file(ctx, input, strlen(b->opt->in_dir), 1, data, size);
     if (st != GPUIMG_OK)
         return st;
     uint64_t need = gpuimg__decoded_bytes(ctx, *data, *size);
@@ -329,6 +330,10 @@ static void *decode_worker(void *arg)
             report(b, i, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
             gate_leave(b, it);
             continue;
+        }
+        if (stopping(b)) { /* stopped while it waited for the budget: not counted */
+            gate_leave(b, it);
+            break;
         }
         queue_push(&b->to_device, it);
     }
@@ -503,7 +508,6 @@ static encoder *encoder_take(batch *b)
     e->ctx->pool = b->pool;  /* lent: a PNG's chunks are its pieces */
     e->ctx->split_files = 0; /* (the one pool: each job has a file of its own) */
     e->ctx->reuse_memory = 1;
-    e->ctx->folder_files = 1; /* the CPU batch's jobs read their files */
     e->ctx->depth_warned = b->depth_warned;
     e->ctx->buffers = b->buffers;
     pthread_mutex_lock(&b->encoders_lock);
@@ -581,8 +585,11 @@ static void file_job(gpuimg_task *task)
     size_t size;
     if (!e) {
         report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
-    } else if (read_admitted(e->ctx, b, input, it, &data, &size) != GPUIMG_OK ||
-               gpuimg__load_owned(e->ctx, data, size, input, &it->image) != GPUIMG_OK ||
+    } else if (read_admitted(e->ctx, b, input, it, &data, &size) != GPUIMG_OK) {
+        report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
+    } else if (stopping(b)) { /* stopped while it waited for the budget: not started */
+        free(data);
+    } else if (gpuimg__load_owned(e->ctx, data, size, input, &it->image) != GPUIMG_OK ||
                gpuimg_run_consume(e->ctx, &it->image, b->opt->steps, b->opt->nsteps, &out) !=
                    GPUIMG_OK) {
         report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
@@ -792,7 +799,6 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
         r->dec[i].ctx->pool = b->pool;
         r->dec[i].ctx->split_files = 0;
         r->dec[i].ctx->buffers = b->buffers;
-        r->dec[i].ctx->folder_files = 1;
     }
     b->to_device.producers = r->jobs; /* no thread runs yet */
     pthread_t opener;

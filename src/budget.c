@@ -1,18 +1,40 @@
 /* SPDX-License-Identifier: MIT */
 #define _DEFAULT_SOURCE /* _SC_PHYS_PAGES */
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "budget.h"
+#include "io.h"
+
+/* A container's memory limit (cgroup v2, else v1), or 0 when none is set. */
+static uint64_t cgroup_limit(void)
+{
+    static const char *const files[] = {"/sys/fs/cgroup/memory.max",
+                                        "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        FILE *f = fopen(files[i], "r");
+        if (!f)
+            continue;
+        unsigned long long v = 0;
+        int got = fscanf(f, "%llu", &v); /* "max": no limit */
+        fclose(f);
+        if (got == 1 && v > 0)
+            return (uint64_t)v;
+    }
+    return 0;
+}
 
 uint64_t gpuimg__budget_of(const gpuimg_config *cfg)
 {
     if (cfg->memory_budget)
         return cfg->memory_budget;
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return UINT64_C(4) << 30;
-    return (uint64_t)pages * (uint64_t)page / 4;
+    uint64_t memory = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_C(16) << 30;
+    uint64_t container = cgroup_limit(); /* a CI job's limit on a large host */
+    if (container && container < memory)
+        memory = container;
+    return memory / 4;
 }
 
 void gpuimg__budget_init(gpuimg__budget *b, uint64_t limit)
@@ -32,16 +54,11 @@ void gpuimg__budget_destroy(gpuimg__budget *b)
 uint64_t gpuimg__decoded_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t size)
 {
     gpuimg_file_info info;
-    char error[sizeof ctx->error]; /* a header that cannot be read is the decoder's to report */
-    memcpy(error, ctx->error, sizeof error);
-    uint64_t bytes = 0;
-    if (gpuimg_probe_memory(ctx, data, size, "", &info) == GPUIMG_OK) {
-        int depth = ctx->cfg.depth ? ctx->cfg.depth : info.depth > 8 ? 16 : 8;
-        bytes = (uint64_t)info.stored_width * (uint64_t)info.stored_height *
-                (uint64_t)(info.channels > 0 ? info.channels : 4) * (uint64_t)(depth / 8);
-    }
-    memcpy(ctx->error, error, sizeof error);
-    return bytes;
+    if (!gpuimg__probe_header(ctx, data, size, &info))
+        return 0; /* the decoder says why */
+    int depth = ctx->cfg.depth ? ctx->cfg.depth : info.depth > 8 ? 16 : 8;
+    return (uint64_t)info.stored_width * (uint64_t)info.stored_height *
+           (uint64_t)(info.channels > 0 ? info.channels : 4) * (uint64_t)(depth / 8);
 }
 
 static double mib(uint64_t bytes)

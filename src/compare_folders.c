@@ -139,10 +139,17 @@ static void pair_error(gpuimg_pair *p, gpuimg_ctx *ctx)
     set_reason(p, "%s", gpuimg_ctx_error(ctx));
 }
 
-/* A pair's files: read (regular files only: ctx->folder_files), admitted
- * to the budget by their decoded size, and decoded. The actual of a new
- * pair is decoded too, so that nothing but an image is ever called one:
- * the report and --update copy only what decodes (gpuimg_copy_image). */
+/* The length of the folder part of full, which is FOLDER/rel. */
+static size_t folder_len(const char *full, const char *rel)
+{
+    return strlen(full) - strlen(rel) - 1;
+}
+
+/* A pair's files: read (regular files only; the actual, which an untrusted
+ * job may have made, reached without any symbolic link: folder_file.c),
+ * admitted to the budget by their decoded size, and decoded. The actual of
+ * a new pair is decoded too, so that nothing but an image is ever called
+ * one: the report and --update copy only what decodes (gpuimg_copy_image). */
 struct pair_files {
     gpuimg_image e, a, mask;
     uint64_t taken; /* of the budget */
@@ -152,13 +159,16 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
                                struct pair_files *f)
 {
     const char *path[3] = {p->status != GPUIMG_PAIR_NEW ? p->expected : NULL, p->actual, p->mask};
+    size_t root[3] = {folder_len(p->expected, p->path), folder_len(p->actual, p->path),
+                      folder_len(p->expected, p->path)};
     gpuimg_image *img[3] = {&f->e, &f->a, &f->mask};
     uint8_t *data[3] = {NULL, NULL, NULL};
     size_t size[3] = {0, 0, 0};
     uint64_t need = 0;
     gpuimg_status st = GPUIMG_OK;
     for (int k = 0; k < 3 && st == GPUIMG_OK; k++)
-        if (path[k] && (st = gpuimg__read_file(ctx, path[k], &data[k], &size[k])) == GPUIMG_OK)
+        if (path[k] && (st = gpuimg__read_folder_file(ctx, path[k], root[k], k == 1, &data[k],
+                                                      &size[k])) == GPUIMG_OK)
             need += gpuimg__decoded_bytes(ctx, data[k], size[k]);
     /* the difference image, for the report, is the size of the expected */
     if (st == GPUIMG_OK && run->o->on_failed && path[0])
@@ -231,7 +241,6 @@ static void *worker(void *arg)
     if (made == GPUIMG_OK) {
         ctx->pool = run->pool; /* lent: own_pool stays 0 */
         ctx->split_files = 0;  /* each worker has a file of its own */
-        ctx->folder_files = 1;
     }
     for (;;) {
         size_t i = atomic_fetch_add(&run->next, 1);
@@ -309,26 +318,42 @@ static gpuimg_status write_copy(gpuimg_ctx *ctx, FILE *out, void *user)
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *from, const char *to)
+/* gpuimg_copy_image, making to's folders (mkdir -p) once the file has
+ * decoded, so that a copy refused leaves nothing behind. */
+static gpuimg_status copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
+                                const char *to, int make_parents)
 {
     /* The bytes are read once, under the folder rules (a regular file, no
-     * symbolic link, no FIFO, bounded), decoded whole, and those same bytes
-     * written: what lands in a report or a golden folder is an image, and
-     * the file cannot be swapped between the check and the copy. */
-    int folder_files = ctx->folder_files;
-    ctx->folder_files = 1;
+     * symbolic link on the way unless trusted, no FIFO, bounded), decoded
+     * whole, and those same bytes written: what lands in a report or a
+     * golden folder is an image, and the file cannot be swapped between
+     * the check and the copy. */
+    char path[PATH_BUF];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", folder, rel) >= sizeof path)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s/%s: path too long", folder, rel);
     uint8_t *data = NULL;
     size_t size = 0;
     gpuimg_image img = {0};
-    gpuimg_status st = gpuimg__read_file(ctx, from, &data, &size);
-    ctx->folder_files = folder_files;
-    if (st == GPUIMG_OK && (st = gpuimg_load_memory(ctx, data, size, from, &img)) == GPUIMG_OK) {
+    gpuimg_status st = gpuimg__read_folder_file(ctx, path, strlen(folder), !trusted, &data, &size);
+    if (st == GPUIMG_OK && (st = gpuimg_load_memory(ctx, data, size, path, &img)) == GPUIMG_OK)
         gpuimg_image_free(&img);
+    char parents[PATH_BUF];
+    snprintf(parents, sizeof parents, "%s", to);
+    if (st == GPUIMG_OK && make_parents && gpuimg__make_parents(parents) != 0)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s", to,
+                          strerror(errno));
+    if (st == GPUIMG_OK) {
         struct copy c = {to, data, size};
         st = gpuimg__write_atomic(ctx, to, write_copy, &c);
     }
     free(data);
     return st;
+}
+
+gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
+                                const char *to)
+{
+    return copy_image(ctx, folder, rel, trusted, to, 0);
 }
 
 /* One golden made to agree: its actual copied over it, or it (and its mask)
@@ -338,12 +363,9 @@ static gpuimg_status update_pair(gpuimg_ctx *ctx, const gpuimg_pair *p, int prun
     *done = 0;
     if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE ||
         p->status == GPUIMG_PAIR_NEW) {
-        char parents[PATH_BUF];
-        snprintf(parents, sizeof parents, "%s", p->expected);
-        if (gpuimg__make_parents(parents) != 0)
-            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s", p->expected,
-                                strerror(errno));
-        gpuimg_status st = gpuimg_copy_image(ctx, p->actual, p->expected);
+        char folder[PATH_BUF];
+        snprintf(folder, sizeof folder, "%.*s", (int)folder_len(p->actual, p->path), p->actual);
+        gpuimg_status st = copy_image(ctx, folder, p->path, 0, p->expected, 1);
         *done = st == GPUIMG_OK;
         return st;
     }

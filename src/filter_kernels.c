@@ -75,6 +75,26 @@ static gpuimg_status read_text(gpuimg_ctx *ctx, const char *path, char **text)
     return GPUIMG_OK;
 }
 
+/* The error for a word that is not a number. Its text is quoted only when
+ * it could be a mistyped number (digits, '.', 'e', signs; a few of them):
+ * a kernel= that names any file the user can read (a key, a file of
+ * tokens, "1 2 1" followed by a secret) must not put that file's text into
+ * a CI log, so anything else gets its position alone. */
+static gpuimg_status not_a_number(gpuimg_ctx *ctx, const char *path, int line, int column,
+                                  const char *tok, int after_numbers)
+{
+    size_t n = strlen(tok);
+    if (n <= 16 && strspn(tok, "0123456789.eE+-") == n)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s:%d:%d: '%s' is not a number", path,
+                            line, column, tok);
+    if (after_numbers)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "kernel: %s:%d:%d: not a number", path, line,
+                            column);
+    return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
+                        "kernel: %s:%d:%d: not a kernel file (rows of numbers)", path, line,
+                        column);
+}
+
 gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text, float **weights,
                                    int *width, int *height)
 {
@@ -100,18 +120,8 @@ gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text
              tok = strtok_r(NULL, " \t\r,", &save)) {
             double v;
             if (!gpuimg_parse_number(tok, &v)) {
-                /* Quoted only where the file is a kernel file with a typo
-                 * (numbers came before): a file that is not one (any file
-                 * the user can read, /etc/shadow or a key) gets its
-                 * position, never its text, into a CI log. */
-                if (rows > 0 || n > 0)
-                    st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                                      "kernel: %s:%d:%d: '%.32s' is not a number", path, line_no,
-                                      (int)(tok - line) + 1, tok);
-                else
-                    st = gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
-                                      "kernel: %s:%d:%d: not a kernel file (rows of numbers)", path,
-                                      line_no, (int)(tok - line) + 1);
+                st =
+                    not_a_number(ctx, path, line_no, (int)(tok - line) + 1, tok, rows > 0 || n > 0);
                 break;
             }
             if (fabs(v) > 1e30) { /* keeps every sum of products finite in float */

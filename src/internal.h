@@ -49,12 +49,6 @@ struct gpuimg_ctx {
      * flag, or its batch's, so that a folder of them warns once. */
     int depth_warned_own;
     int *depth_warned;
-    /* 1: the context reads files a folder walk found (batch's inputs,
-     * compare's pairs), which an untrusted job may have unpacked: only
-     * regular files are read, never through a symbolic link, and no open
-     * waits (a FIFO named x.png). A path named on the command line is
-     * opened as the user gave it. */
-    int folder_files;
 };
 
 /* Called by every decoder once the header gives the size: starts opening

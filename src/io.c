@@ -213,24 +213,37 @@ static uint64_t max_file_bytes(const gpuimg_ctx *ctx)
  * uncompressed pixel; no codec's worst case comes near) and 64 MiB of
  * metadata, so that a FIFO or a device that goes on past its image is cut
  * off early. max_file_bytes when the header is not in head, and for the
- * formats whose first image may be followed by others of any size (TIFF
- * pages, GIF and WebP frames). */
+ * formats whose size the first image does not bound (TIFF pages, GIF,
+ * WebP and APNG frames, PSD layers, plain PNM's whitespace). */
+/* An APNG: an acTL chunk before the first IDAT, among the chunks in head. */
+static int png_animated(const uint8_t *p, size_t n)
+{
+    for (size_t pos = 8; pos + 8 <= n; pos += 12 + (size_t)gpuimg__be32(p + pos)) {
+        if (memcmp(p + pos + 4, "acTL", 4) == 0)
+            return 1;
+        if (memcmp(p + pos + 4, "IDAT", 4) == 0 || gpuimg__be32(p + pos) > n)
+            break;
+    }
+    return 0;
+}
+
 static uint64_t plausible_bytes(gpuimg_ctx *ctx, const uint8_t *head, size_t len)
 {
     uint64_t limit = max_file_bytes(ctx);
     gpuimg__codec codec = gpuimg__sniff(head, len);
-    if (codec == GPUIMG__CODEC_TIFF || codec == GPUIMG__CODEC_GIF || codec == GPUIMG__CODEC_WEBP)
-        return limit;
+    /* binary PNM (P5, P6), BMP, TGA, JPEG, PNG: one image, its size bounded;
+     * not plain PNM (any whitespace), PSD (layers), nor APNG's frames */
+    int bounded = codec == GPUIMG__CODEC_BMP || codec == GPUIMG__CODEC_TGA ||
+                  codec == GPUIMG__CODEC_JPEG ||
+                  (codec == GPUIMG__CODEC_PNM && (head[1] == '5' || head[1] == '6')) ||
+                  (codec == GPUIMG__CODEC_PNG && !png_animated(head, len));
     gpuimg_file_info info;
-    char error[sizeof ctx->error]; /* a failed probe is no error of the read's */
-    memcpy(error, ctx->error, sizeof error);
-    if (gpuimg_probe_memory(ctx, head, len, "", &info) == GPUIMG_OK && info.stored_width > 0 &&
+    if (bounded && gpuimg__probe_header(ctx, head, len, &info) && info.stored_width > 0 &&
         info.stored_height > 0) {
         uint64_t guess =
             (uint64_t)info.stored_width * (uint64_t)info.stored_height * 16 + (UINT64_C(64) << 20);
         limit = guess < limit ? guess : limit;
     }
-    memcpy(ctx->error, error, sizeof error);
     return limit;
 }
 
@@ -355,84 +368,62 @@ gpuimg_status gpuimg__load_owned(gpuimg_ctx *ctx, uint8_t *data, size_t size, co
     return st;
 }
 
-/* What a non-regular file is, for the message that refuses it. */
-static const char *file_kind(mode_t mode)
+/* The rest of a read once the file is open (f, sb its fstat): a regular
+ * file too large for any image is refused unread. */
+static gpuimg_status read_opened(gpuimg_ctx *ctx, FILE *f, const char *name, const struct stat *sb,
+                                 uint8_t **out, size_t *out_size)
 {
-    return S_ISLNK(mode)    ? "a symbolic link"
-           : S_ISFIFO(mode) ? "a FIFO"
-           : S_ISCHR(mode)  ? "a character device"
-           : S_ISBLK(mode)  ? "a block device"
-           : S_ISSOCK(mode) ? "a socket"
-           : S_ISDIR(mode)  ? "a directory"
-                            : "not a regular file";
-}
-
-/* Opens path for gpuimg__read_file. A folder's file (ctx->folder_files)
- * must be a regular file reached without a symbolic link: O_NOFOLLOW
- * refuses a link put in its place after the walk, O_NONBLOCK keeps a FIFO
- * or a device from blocking the open, and fstat judges what was opened,
- * not what lstat saw. */
-static gpuimg_status open_input(gpuimg_ctx *ctx, const char *path, FILE **f, struct stat *sb)
-{
-    int folder = ctx->folder_files;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | (folder ? O_NOFOLLOW | O_NONBLOCK : 0));
-    if (fd < 0 && folder && errno == ELOOP)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: a symbolic link (only regular files are read)",
-                            path);
-    if (fd < 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-    int known = fstat(fd, sb) == 0;
-    if (!known)
-        memset(sb, 0, sizeof *sb);
-    const char *refused = known && S_ISDIR(sb->st_mode)                 ? "is a directory"
-                          : folder && (!known || !S_ISREG(sb->st_mode)) ? file_kind(sb->st_mode)
-                                                                        : NULL;
-    if (refused) {
-        close(fd);
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s%s", path, refused,
-                            S_ISDIR(sb->st_mode) ? "" : " (only regular files are read)");
-    }
-    if (!(*f = fdopen(fd, "rb"))) {
-        int e = errno;
-        close(fd);
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: %s", path, strerror(e));
-    }
-    return GPUIMG_OK;
+    *out = NULL;
+    *out_size = 0;
+    size_t expect = 0; /* the file's size, when it has one */
+    if (sb && S_ISREG(sb->st_mode) && (uint64_t)sb->st_size > max_file_bytes(ctx))
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "%s: file larger than any image within --max-pixels", name);
+    if (sb && S_ISREG(sb->st_mode) && sb->st_size > 0)
+        expect = (size_t)sb->st_size;
+    double t0 = gpuimg__now_ms();
+    gpuimg_status st = read_stream(ctx, f, name, expect, out, out_size);
+    ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
+    return st;
 }
 
 gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out, size_t *out_size)
 {
+    if (strcmp(path, "-") == 0)
+        return read_opened(ctx, stdin, "<stdin>", NULL, out, out_size);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+    struct stat sb;
+    gpuimg_status st = GPUIMG_OK;
+    if (fstat(fileno(f), &sb) != 0)
+        st = read_opened(ctx, f, path, NULL, out, out_size);
+    else if (S_ISDIR(sb.st_mode))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
+    else
+        st = read_opened(ctx, f, path, &sb, out, out_size);
+    fclose(f);
+    return st;
+}
+
+gpuimg_status gpuimg__read_folder_file(gpuimg_ctx *ctx, const char *path, size_t root_len,
+                                       int strict, uint8_t **out, size_t *out_size)
+{
     *out = NULL;
     *out_size = 0;
-    int is_stdin = strcmp(path, "-") == 0;
-    const char *name = is_stdin ? "<stdin>" : path;
-    FILE *f = stdin;
-    size_t expect = 0; /* the file's size, when it has one */
-    if (!is_stdin) {
-        struct stat sb;
-        gpuimg_status st = open_input(ctx, path, &f, &sb);
-        if (st != GPUIMG_OK)
-            return st;
-        /* a regular file too large for any image is refused unread */
-        if (S_ISREG(sb.st_mode) && (uint64_t)sb.st_size > max_file_bytes(ctx)) {
-            fclose(f);
-            return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
-                                "%s: file larger than any image within --max-pixels", path);
-        }
-        if (S_ISREG(sb.st_mode) && sb.st_size > 0)
-            expect = (size_t)sb.st_size;
+    int fd;
+    struct stat sb;
+    gpuimg_status st = gpuimg__open_folder_file(ctx, path, root_len, strict, &fd, &sb);
+    if (st != GPUIMG_OK)
+        return st;
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        int e = errno;
+        close(fd);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: %s", path, strerror(e));
     }
-    uint8_t *data = NULL;
-    size_t size = 0;
-    double t0 = gpuimg__now_ms();
-    gpuimg_status st = read_stream(ctx, f, name, expect, &data, &size);
-    ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
-    if (!is_stdin)
-        fclose(f);
-    if (st == GPUIMG_OK) {
-        *out = data;
-        *out_size = size;
-    }
+    st = read_opened(ctx, f, path, &sb, out, out_size);
+    fclose(f);
     return st;
 }
 

@@ -36,6 +36,19 @@ gpuimg__codec gpuimg__sniff(const uint8_t *data, size_t size);
 /* A file's (or "-": stdin's) bytes, malloc'ed; and gpuimg_load of bytes so
  * read, which it frees (possibly early, as the decoder is done with them). */
 gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out, size_t *size);
+/* A folder's file, path being ROOT/REL with ROOT its first root_len bytes
+ * (folder_file.c): opened only as a regular file, and with strict (an
+ * untrusted folder) reached from ROOT without a symbolic link; *fd and
+ * what fstat says of it, or an I/O error naming path. */
+struct stat;
+gpuimg_status gpuimg__open_folder_file(gpuimg_ctx *ctx, const char *path, size_t root_len,
+                                       int strict, int *fd, struct stat *sb);
+/* gpuimg_probe_memory for the library's own sizing of a file it is about
+ * to read or decode: 1 and *info, or 0; no warning said, no error left. */
+int gpuimg__probe_header(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_file_info *info);
+/* gpuimg__read_file of such a file. */
+gpuimg_status gpuimg__read_folder_file(gpuimg_ctx *ctx, const char *path, size_t root_len,
+                                       int strict, uint8_t **out, size_t *size);
 gpuimg_status gpuimg__load_owned(gpuimg_ctx *ctx, uint8_t *data, size_t size, const char *name,
                                  gpuimg_image *out);
 
@@ -129,13 +142,13 @@ gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *data, size_t si
  * gives the channels the decoder gives. */
 gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
-gpuimg_status gpuimg__probe_bmp(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
-                                size_t size, gpuimg_file_info *out);
+gpuimg_status gpuimg__probe_bmp(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                                gpuimg_file_info *out);
 /* GIF's first frame (io_gif.c), RGBA; data ending early is damaged. */
 gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
-gpuimg_status gpuimg__probe_gif(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
-                                size_t size, gpuimg_file_info *out);
+gpuimg_status gpuimg__probe_gif(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                                gpuimg_file_info *out);
 /* TGA through stb_image, the header checked first (io_stb.c). */
 gpuimg_status gpuimg__decode_tga(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);

@@ -121,6 +121,19 @@ static gpuimg_status psd_header(gpuimg_ctx *ctx, const char *name, const uint8_t
     return GPUIMG_OK;
 }
 
+int gpuimg__probe_header(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_file_info *o)
+{
+    /* the file's own load, later, says what is wrong with it, once */
+    char error[sizeof ctx->error];
+    memcpy(error, ctx->error, sizeof error);
+    void (*warn)(void *, const char *) = ctx->cfg.warn;
+    ctx->cfg.warn = NULL;
+    int ok = gpuimg_probe_memory(ctx, data, size, "", o) == GPUIMG_OK;
+    ctx->cfg.warn = warn;
+    memcpy(ctx->error, error, sizeof error);
+    return ok;
+}
+
 gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size, const char *name,
                                   gpuimg_file_info *o)
 {

@@ -114,6 +114,7 @@ gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
     sigaddset(&fatal, SIGINT);
     sigaddset(&fatal, SIGTERM);
     sigaddset(&fatal, SIGHUP);
+    sigaddset(&fatal, SIGALRM); /* batch's grace after a first signal (cmd_batch.c) */
     pthread_sigmask(SIG_BLOCK, &fatal, &before);
     atomic_fetch_add(&creating, 1);
     int fd = -1, slot = -1, e = EINTR;

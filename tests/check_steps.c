@@ -151,7 +151,8 @@ START_TEST(kernel_files)
     } bad[] = {
         {"ragged.txt", "1 2 3\n4 5\n6 7 8\n", ":2: row has 2 values"},
         {"even.txt", "1 2\n3 4\n", "both sides must be odd"},
-        {"word.txt", "1 2 3\n4 x 6\n7 8 9\n", ":2: 'x' is not a number"},
+        {"word.txt", "1 2 3\n4 x 6\n7 8 9\n", ":2:3: not a number"},
+        {"typo.txt", "1 2 3\n4 1.5.2 6\n7 8 9\n", ":2:3: '1.5.2' is not a number"},
         {"empty.txt", "", "no numbers"},
         {"comments.txt", "# nothing\n\n", "no numbers"},
         {"wide.txt",

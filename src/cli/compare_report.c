@@ -119,13 +119,16 @@ void compare_report_free(compare_report *r)
 
 /* The report shows only what decodes, copied from the bytes decoded
  * (gpuimg_copy_image): never a link's target, a FIFO or an endless file
- * from an actual folder an untrusted job filled. */
+ * from an actual folder an untrusted job filled. The expected image comes
+ * from the golden folder, the project's own, where links are followed. */
 static int copy_image(compare_report *r, const gpuimg_pair *p, const char *role, const char *from)
 {
-    char name[160], path[4500];
+    char name[160], path[4500], folder[4500];
     image_name(p, role, extension(from), name, sizeof name);
     snprintf(path, sizeof path, "%s/images/%s", r->dir, name);
-    return gpuimg_copy_image(r->ctx, from, path) == GPUIMG_OK ? 0 : -1;
+    snprintf(folder, sizeof folder, "%.*s", (int)(strlen(from) - strlen(p->path) - 1), from);
+    int trusted = from == p->expected;
+    return gpuimg_copy_image(r->ctx, folder, p->path, trusted, path) == GPUIMG_OK ? 0 : -1;
 }
 
 int compare_report_add_images(compare_report *r, const gpuimg_pair *p, const gpuimg_image *diff)

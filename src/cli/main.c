@@ -67,7 +67,7 @@ static void global_help(void)
            "  --max-pixels N           refuse larger images before decoding (default 1073741824)\n"
            "  --memory-budget SIZE     batch and folder compare: decoded images held at once,\n"
            "                           e.g. 8G or 512M; a larger image is refused (default: a\n"
-           "                           quarter of the memory)\n"
+           "                           quarter of the memory, or of the container's limit)\n"
            "  --format F               output format when OUT is '-': %s\n"
            "  --no-auto-orient         keep the pixels as stored (default: turn them upright\n"
            "                           as the EXIF Orientation says)\n"
@@ -160,8 +160,8 @@ static int whole_number(const cli *c, const char *option, const char *text, doub
     return rc;
 }
 
-/* "--memory-budget": bytes, or a whole number of K, M, G or T (powers of
- * 1024), at least 1 MiB. */
+/* "--memory-budget": bytes, or a number of K, M, G or T (powers of 1024:
+ * "1.5G"), at least 1 MiB. */
 static int memory_size(const cli *c, const char *arg, uint64_t *out)
 {
     size_t n = strlen(arg);
@@ -173,9 +173,10 @@ static int memory_size(const cli *c, const char *arg, uint64_t *out)
         n--;
     snprintf(number, sizeof number, "%.*s", (int)(n < sizeof number ? n : sizeof number - 1), arg);
     double scale = unit ? (double)(UINT64_C(1) << (10 * (unit - units + 1))) : 1.0;
-    if (n >= sizeof number || !gpuimg_parse_number(number, &v) || v != floor(v) ||
-        v * scale < 1048576.0 || v * scale > 1.8e19) {
-        cli_error(c, "--memory-budget: '%s' is not a size of at least 1M (bytes, or K, M, G, T)",
+    if (n >= sizeof number || !gpuimg_parse_number(number, &v) || v * scale < 1048576.0 ||
+        v * scale > 1.8e19) {
+        cli_error(c,
+                  "--memory-budget: '%s' is not a size of at least 1M (bytes, or with K, M, G, T)",
                   arg);
         return EXIT_USAGE;
     }
