@@ -23,6 +23,10 @@ if [ ${#targets[@]} -eq 0 ]; then
         [ -x "$f" ] && [ "${f%.d}" = "$f" ] && targets+=("${f##*/fuzz_}")
     done
 fi
+if [ ${#targets[@]} -eq 0 ]; then
+    echo "fuzz_parallel.sh: no harness in $BUILD" >&2
+    exit 2
+fi
 mkdir -p "$CORPUS/artifacts"
 pids=()
 for t in "${targets[@]}"; do
