@@ -237,11 +237,22 @@ static uint64_t plausible_bytes(gpuimg_ctx *ctx, const uint8_t *head, size_t len
                   codec == GPUIMG__CODEC_JPEG ||
                   (codec == GPUIMG__CODEC_PNM && (head[1] == '5' || head[1] == '6')) ||
                   (codec == GPUIMG__CODEC_PNG && !png_animated(head, len));
+    uint64_t width = 0, height = 0;
     gpuimg_file_info info;
-    if (bounded && gpuimg__probe_header(ctx, head, len, &info) && info.stored_width > 0 &&
-        info.stored_height > 0) {
-        uint64_t guess =
-            (uint64_t)info.stored_width * (uint64_t)info.stored_height * 16 + (UINT64_C(64) << 20);
+    gpuimg__pnm_head pnm;
+    char error[sizeof ctx->error];
+    memcpy(error, ctx->error, sizeof error);
+    if (!bounded) {
+    } else if (codec == GPUIMG__CODEC_PNM) { /* its header alone: the raster is past head */
+        if (gpuimg__pnm_header(ctx, head, len, "", 0, &pnm) == GPUIMG_OK)
+            width = pnm.width, height = pnm.height;
+    } else if (gpuimg__probe_header(ctx, head, len, &info)) {
+        width = (uint64_t)(info.stored_width > 0 ? info.stored_width : 0);
+        height = (uint64_t)(info.stored_height > 0 ? info.stored_height : 0);
+    }
+    memcpy(ctx->error, error, sizeof error);
+    if (width && height) {
+        uint64_t guess = width * height * 16 + (UINT64_C(64) << 20);
         limit = guess < limit ? guess : limit;
     }
     return limit;

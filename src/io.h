@@ -129,10 +129,10 @@ typedef struct gpuimg__pnm_head {
     size_t raster;       /* where the samples start */
 } gpuimg__pnm_head;
 /* A PNM's header as the loader reads it (and `info` with it): the grammar,
- * gpuimg__check_size, and a raster that fits the file; fails naming the
- * file. */
+ * gpuimg__check_size, and (whole) a raster that fits the file; fails
+ * naming the file. Not whole: the header alone, of a file's first bytes. */
 gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg__pnm_head *out);
+                                 const char *name, int whole, gpuimg__pnm_head *out);
 gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                  const char *name, gpuimg_image *out);
 /* PSD's composite image (io_psd.c). */

@@ -66,7 +66,7 @@ static gpuimg_status pnm_error(gpuimg_ctx *ctx, const char *name, const char *wh
 }
 
 gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
-                                 gpuimg__pnm_head *h)
+                                 int whole, gpuimg__pnm_head *h)
 {
     memset(h, 0, sizeof *h);
     if (n < 3) /* the magic and one whitespace byte (gpuimg__sniff's test) */
@@ -97,7 +97,7 @@ gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     /* binary: every byte of the raster; plain: a digit and a separator a
      * value at least (the last one's separator may be missing) */
     uint64_t need = h->plain ? 2 * values - 1 : values * (v[2] > 255 ? 2 : 1);
-    if (need > n - i)
+    if (whole && need > n - i)
         return pnm_error(ctx, name, "truncated PNM");
     h->width = v[0], h->height = v[1], h->maxval = v[2];
     h->raster = i;
@@ -108,7 +108,7 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
                                  gpuimg_image *out)
 {
     gpuimg__pnm_head h;
-    gpuimg_status st = gpuimg__pnm_header(ctx, p, n, name, &h);
+    gpuimg_status st = gpuimg__pnm_header(ctx, p, n, name, 1, &h);
     if (st != GPUIMG_OK)
         return st;
     int plain = h.plain;

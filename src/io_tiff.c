@@ -127,8 +127,14 @@ static int on_error(TIFF *tif, void *user, const char *module, const char *fmt, 
 
 static int on_warning(TIFF *tif, void *user, const char *module, const char *fmt, va_list ap)
 {
-    (void)tif, (void)user, (void)module, (void)fmt, (void)ap;
-    return 1; /* libtiff warns of tags it does not know: nothing to tell the user */
+    /* libtiff warns of tags it does not know: nothing to tell the user. But
+     * libjpeg's warnings come through here too (JPEG-in-TIFF), and one of
+     * them is "Premature end of JPEG file", after which the rows are made
+     * up: an error, as gpuimg's own JPEG reader takes every libjpeg warning. */
+    if (module && strstr(module, "JPEG"))
+        return on_error(tif, user, module, fmt, ap);
+    (void)user, (void)fmt, (void)ap;
+    return 1;
 }
 
 static TIFF *open_memory(memio *m, const char *name, const char *mode)
@@ -191,6 +197,16 @@ static gpuimg_status data_present(gpuimg_ctx *ctx, const char *name, TIFF *tif, 
                             "%s: not a supported image (damaged TIFF: %ux%u tiles for %llu "
                             "pixels)",
                             name, tw, th, (unsigned long long)pixels);
+    /* and in bytes: a tile's samples a pixel and bits count too (a 1x1
+     * image of 100 samples in one 2048x2048 tile asked for 400 MB) */
+    uint64_t unit = tiled ? TIFFTileSize64(tif) : TIFFStripSize64(tif);
+    uint64_t room = raw_bytes > ((uint64_t)64 << 20) ? raw_bytes : (uint64_t)64 << 20;
+    if (unit > room)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (damaged TIFF: %llu-byte %s for %llu "
+                            "bytes of pixels)",
+                            name, (unsigned long long)unit, tiled ? "tiles" : "strips",
+                            (unsigned long long)raw_bytes);
     return GPUIMG_OK;
 }
 

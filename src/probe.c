@@ -6,14 +6,11 @@
  * fuzz_info). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <webp/decode.h>
 
@@ -85,7 +82,7 @@ static gpuimg_status pnm_header(gpuimg_ctx *ctx, const char *name, const uint8_t
                                 gpuimg_file_info *o)
 {
     gpuimg__pnm_head h;
-    gpuimg_status st = gpuimg__pnm_header(ctx, d, n, name, &h);
+    gpuimg_status st = gpuimg__pnm_header(ctx, d, n, name, 1, &h);
     if (st != GPUIMG_OK)
         return st;
     o->stored_width = (int)h.width; /* within GPUIMG_MAX_SIDE: checked */
@@ -200,27 +197,6 @@ static gpuimg_status probe_stream(gpuimg_ctx *ctx, const char *path, gpuimg_file
     return st;
 }
 
-/* A regular file, mapped read-only whole: every walker reads where its
- * format points (a TIFF's directory after its pixels, a WebP's EXIF chunk
- * after its bitstream) and only the pages it touches are read, so a huge
- * file costs no memory of its own. (A file cut short while it is probed
- * would raise SIGBUS: the risk of every mmap reader, libvips' among them.) */
-static gpuimg_status probe_regular(gpuimg_ctx *ctx, const char *path, int fd, const struct stat *sb,
-                                   gpuimg_file_info *out)
-{
-    if (sb->st_size == 0)
-        return gpuimg_probe_memory(ctx, "", 0, path, out); /* "empty file" */
-    if ((uint64_t)sb->st_size > SIZE_MAX)
-        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large to map", path);
-    size_t size = (size_t)sb->st_size;
-    void *map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) /* a file system without mmap: read it as a stream */
-        return probe_stream(ctx, path, out);
-    gpuimg_status st = gpuimg_probe_memory(ctx, map, size, path, out);
-    munmap(map, size);
-    return st;
-}
-
 gpuimg_status gpuimg_probe(gpuimg_ctx *ctx, const char *path, gpuimg_file_info *out)
 {
     memset(out, 0, sizeof *out);
@@ -229,18 +205,18 @@ gpuimg_status gpuimg_probe(gpuimg_ctx *ctx, const char *path, gpuimg_file_info *
     if (strcmp(path, "-") == 0 ||
         (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode) && !S_ISDIR(sb.st_mode)))
         return probe_stream(ctx, path, out);
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-    if (fd < 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-    gpuimg_status st;
-    if (fstat(fd, &sb) != 0)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
-    else if (S_ISDIR(sb.st_mode))
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
-    else if (!S_ISREG(sb.st_mode)) /* replaced since stat() */
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: changed while it was read", path);
-    else
-        st = probe_regular(ctx, path, fd, &sb, out);
-    close(fd);
+    if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: is a directory", path);
+    /* A regular file is read whole, within the loader's bounds, as the
+     * loader reads it, so every walker finds what it points at (a TIFF's
+     * directory after its pixels, a WebP's EXIF chunk after its
+     * bitstream). Not mapped: a file cut short while it is probed (rewritten
+     * in place) would raise SIGBUS and end an `info` of a whole folder. */
+    uint8_t *data;
+    size_t size;
+    gpuimg_status st = gpuimg__read_folder_file(ctx, path, 0, 0, &data, &size);
+    if (st == GPUIMG_OK)
+        st = gpuimg_probe_memory(ctx, data, size, path, out);
+    free(data);
     return st;
 }

@@ -208,10 +208,11 @@ END_TEST
 START_TEST(endless_stream_cut_off)
 {
     new_test_folder();
-    /* a PPM header for 100 x 100 pixels, then /dev/zero without end */
+    /* a PPM header for 200 x 200 pixels (a raster past the 64 KiB the
+     * reader looks at first), then /dev/zero without end */
     char head[1024], script[2048];
     snprintf(head, sizeof head, "%s/head.ppm", T);
-    tu_write_file(head, "P6\n100 100\n255\n", 15);
+    tu_write_file(head, "P6\n200 200\n255\n", 15);
     snprintf(script, sizeof script, "cat '%s' /dev/zero | '%s' invert - '%s/out.png'", head,
              tu_bin(), T);
     char *err;

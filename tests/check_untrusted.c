@@ -587,6 +587,76 @@ START_TEST(png_chunk_longer_than_file)
 }
 END_TEST
 
+/* Review findings on the TIFF reader. A JPEG-in-TIFF whose strip's byte
+ * count stops inside its entropy-coded data: libjpeg says "Premature end
+ * of JPEG file" as a warning, which libtiff passed on as one, and the rows
+ * after the cut were made up (flat gray) with exit 0. */
+START_TEST(tiff_jpeg_cut_short)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fuzz/corpus/tiff/pil_rgb_jpeg.tif", tu_golden(".."));
+    size_t len;
+    uint8_t *tif = (uint8_t *)tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(tif);
+    gpuimg_image img;
+    ck_assert_int_eq(gpuimg_load_memory(ctx, tif, len, "whole.tif", &img), GPUIMG_OK);
+    gpuimg_image_free(&img);
+    /* IFD0's StripByteCounts (tag 279, one LONG): to 60% of itself */
+    uint32_t ifd = tif[4] | tif[5] << 8 | (uint32_t)tif[6] << 16 | (uint32_t)tif[7] << 24;
+    int n = tif[ifd] | tif[ifd + 1] << 8, cut = 0;
+    for (int i = 0; i < n; i++) {
+        uint8_t *e = tif + ifd + 2 + 12 * i;
+        if ((e[0] | e[1] << 8) == 279) {
+            uint32_t count = e[8] | e[9] << 8 | (uint32_t)e[10] << 16 | (uint32_t)e[11] << 24;
+            count = count * 6 / 10;
+            e[8] = (uint8_t)count, e[9] = (uint8_t)(count >> 8), e[10] = (uint8_t)(count >> 16);
+            e[11] = (uint8_t)(count >> 24);
+            cut = 1;
+        }
+    }
+    ck_assert(cut);
+    ck_assert_int_eq(gpuimg_load_memory(ctx, tif, len, "cut.tif", &img), GPUIMG_ERR_DECODE);
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "cut.tif"), "%s", gpuimg_ctx_error(ctx));
+    free(tif);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
+/* A 1x1 image in one 2048x2048 tile of 20 samples a pixel: 80 MiB asked
+ * for 20 bytes of pixels (the tile's samples and bits were not counted,
+ * only its sides). Refused from the tags. */
+START_TEST(tiff_tile_bytes_bounded)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/tile.tif", tu_tmpdir());
+    TIFF *t = TIFFOpen(path, "w");
+    ck_assert_ptr_nonnull(t);
+    TIFFSetField(t, TIFFTAG_IMAGEWIDTH, 1);
+    TIFFSetField(t, TIFFTAG_IMAGELENGTH, 1);
+    TIFFSetField(t, TIFFTAG_SAMPLESPERPIXEL, 20);
+    TIFFSetField(t, TIFFTAG_BITSPERSAMPLE, 8);
+    TIFFSetField(t, TIFFTAG_PHOTOMETRIC, PHOTOMETRIC_MINISBLACK);
+    TIFFSetField(t, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    TIFFSetField(t, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
+    TIFFSetField(t, TIFFTAG_TILEWIDTH, 2048);
+    TIFFSetField(t, TIFFTAG_TILELENGTH, 2048);
+    size_t tile = (size_t)TIFFTileSize(t);
+    ck_assert_uint_eq(tile, (size_t)2048 * 2048 * 20);
+    uint8_t *zeros = calloc(1, tile);
+    ck_assert_ptr_nonnull(zeros);
+    ck_assert_int_ge(TIFFWriteEncodedTile(t, 0, zeros, (tmsize_t)tile), 0);
+    free(zeros);
+    TIFFClose(t);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    ck_assert_int_eq(gpuimg_load(ctx, path, &img), GPUIMG_ERR_DECODE);
+    ck_assert_msg(strstr(gpuimg_ctx_error(ctx), "83886080-byte tiles"), "%s",
+                  gpuimg_ctx_error(ctx));
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 /* Fuzzer finding (fuzz_metadata): a PNG whose compressed XMP (iTXt) fails
  * its Adler-32 after inflating. The reader kept the XMP's length with no
  * bytes, and copying the metadata (--depth 16, a run's output) read 58
@@ -779,6 +849,8 @@ Suite *untrusted_suite(void)
     tcase_add_test(tc, png_chunk_longer_than_file);
     tcase_add_test(tc, png_empty_palette_hint);
     tcase_add_test(tc, png_xmp_that_does_not_inflate_dropped);
+    tcase_add_test(tc, tiff_jpeg_cut_short);
+    tcase_add_test(tc, tiff_tile_bytes_bounded);
     tcase_add_test(tc, tiff_layouts_and_lies);
     suite_add_tcase(s, tc);
     return s;
