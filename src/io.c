@@ -208,13 +208,6 @@ static uint64_t max_file_bytes(const gpuimg_ctx *ctx)
     return ctx->cfg.max_pixels * 8 + (UINT64_C(64) << 20);
 }
 
-/* The largest stream the image whose first bytes are head could plausibly
- * be: 16 bytes a pixel of the size its header gives (twice the largest
- * uncompressed pixel; no codec's worst case comes near) and 64 MiB of
- * metadata, so that a FIFO or a device that goes on past its image is cut
- * off early. max_file_bytes when the header is not in head, and for the
- * formats whose size the first image does not bound (TIFF pages, GIF,
- * WebP and APNG frames, PSD layers, plain PNM's whitespace). */
 /* An APNG: an acTL chunk before the first IDAT, among the chunks in head. */
 static int png_animated(const uint8_t *p, size_t n)
 {
@@ -227,6 +220,13 @@ static int png_animated(const uint8_t *p, size_t n)
     return 0;
 }
 
+/* The largest stream the image whose first bytes are head could plausibly
+ * be: 16 bytes a pixel of the size its header gives (twice the largest
+ * uncompressed pixel; no codec's worst case comes near) and 64 MiB of
+ * metadata, so that a FIFO or a device that goes on past its image is cut
+ * off early. max_file_bytes when the header is not in head, and for the
+ * formats whose size the first image does not bound (TIFF pages, GIF,
+ * WebP and APNG frames, PSD layers, plain PNM's whitespace). */
 static uint64_t plausible_bytes(gpuimg_ctx *ctx, const uint8_t *head, size_t len)
 {
     uint64_t limit = max_file_bytes(ctx);
@@ -242,11 +242,10 @@ static uint64_t plausible_bytes(gpuimg_ctx *ctx, const uint8_t *head, size_t len
     gpuimg__pnm_head pnm;
     char error[sizeof ctx->error];
     memcpy(error, ctx->error, sizeof error);
-    if (!bounded) {
-    } else if (codec == GPUIMG__CODEC_PNM) { /* its header alone: the raster is past head */
+    if (bounded && codec == GPUIMG__CODEC_PNM) { /* its header alone: the raster is past head */
         if (gpuimg__pnm_header(ctx, head, len, "", 0, &pnm) == GPUIMG_OK)
             width = pnm.width, height = pnm.height;
-    } else if (gpuimg__probe_header(ctx, head, len, &info)) {
+    } else if (bounded && gpuimg__probe_header(ctx, head, len, &info)) {
         width = (uint64_t)(info.stored_width > 0 ? info.stored_width : 0);
         height = (uint64_t)(info.stored_height > 0 ? info.stored_height : 0);
     }
