@@ -314,19 +314,27 @@ static int block_ifd0(const uint8_t *exif, size_t size, uint64_t *ifd0, uint32_t
     return 1;
 }
 
+/* The value of entry e, bytes long: in the entry's own four bytes when it
+ * fits there, else at the offset they hold; NULL when that is not all
+ * inside the block. */
+static const uint8_t *entry_value(const uint8_t *exif, size_t size, const uint8_t *e,
+                                  uint64_t bytes, int le)
+{
+    if (bytes <= 4)
+        return e + 8;
+    uint64_t from = get32(e + 8, le);
+    return from > size || bytes > size - from ? NULL : exif + from;
+}
+
 /* One IFD0 text entry of the block as its TIFF tag: the text up to its
  * first NUL (libtiff writes its own), none when empty. */
 static void set_text(TIFF *tif, uint32_t tag, const uint8_t *exif, size_t size, const uint8_t *e,
                      int le)
 {
     uint64_t count = get32(e + 4, le);
-    const uint8_t *v = e + 8;
-    if (count > 4) {
-        uint64_t from = get32(e + 8, le);
-        if (from > size || count > size - from)
-            return;
-        v = exif + from;
-    }
+    const uint8_t *v = entry_value(exif, size, e, count, le);
+    if (!v)
+        return;
     size_t len = 0;
     while (len < count && v[len])
         len++;
@@ -372,14 +380,9 @@ int gpuimg__tiff_write_exif(TIFF *tif, const uint8_t *exif, size_t size, uint64_
         uint64_t bytes = (uint64_t)type_size(type) * count;
         if (bytes == 0 || tag == TAG_INTEROP || type == 13)
             continue;
-        const uint8_t *v = e + 8;
-        if (bytes > 4) {
-            uint64_t from = get32(e + 8, le);
-            if (from > size || bytes > size - from)
-                continue;
-            v = exif + from;
-        }
-        set += (uint32_t)set_entry(tif, tag, type, count, v, le);
+        const uint8_t *v = entry_value(exif, size, e, bytes, le);
+        if (v)
+            set += (uint32_t)set_entry(tif, tag, type, count, v, le);
     }
     return set > 0 && TIFFWriteCustomDirectory(tif, offset) ? 1 : 0;
 }

@@ -41,6 +41,15 @@ static void new_test_folder(void)
     snprintf(T, sizeof T, "%s", tu_tmpdir());
 }
 
+/* exp and act, two new folders in this test's folder. */
+static void two_folders(char exp[512], char act[512])
+{
+    snprintf(exp, 512, "%s/exp", T);
+    snprintf(act, 512, "%s/act", T);
+    ck_assert_int_eq(mkdir(exp, 0777), 0);
+    ck_assert_int_eq(mkdir(act, 0777), 0);
+}
+
 static void path_of(char *buf, size_t len, const char *dir, const char *rel)
 {
     snprintf(buf, len, "%s/%s", dir, rel);
@@ -112,10 +121,7 @@ static int python(const char *code, const char *arg, char **err)
  * to the secret, a FIFO, a link to /dev/zero, and one genuine new image. */
 static void hostile_folders(char exp[512], char act[512])
 {
-    snprintf(exp, 512, "%s/exp", T);
-    snprintf(act, 512, "%s/act", T);
-    ck_assert_int_eq(mkdir(exp, 0777), 0);
-    ck_assert_int_eq(mkdir(act, 0777), 0);
+    two_folders(exp, act);
     put_png(exp, "changed.png", 1);
     put_png(act, "changed.png", 2);
     put_png(act, "alias.png", 1);
@@ -243,11 +249,8 @@ START_TEST(memory_budget_admits_by_decoded_size)
 {
     new_test_folder();
     char exp[512], act[512], outdir[512];
-    snprintf(exp, sizeof exp, "%s/exp", T);
-    snprintf(act, sizeof act, "%s/act", T);
     snprintf(outdir, sizeof outdir, "%s/out", T);
-    mkdir(exp, 0777);
-    mkdir(act, 0777);
+    two_folders(exp, act);
     put_bomb(exp, "bomb.png", 4096); /* 16 MiB decoded each */
     put_bomb(act, "bomb.png", 4096);
     put_png(exp, "small.png", 5);
@@ -294,10 +297,7 @@ START_TEST(no_pair_is_no_pass)
 {
     new_test_folder();
     char exp[512], act[512];
-    snprintf(exp, sizeof exp, "%s/exp", T);
-    snprintf(act, sizeof act, "%s/act", T);
-    mkdir(exp, 0777);
-    mkdir(act, 0777);
+    two_folders(exp, act);
     make_dir(exp, "sub");
     make_dir(act, "sub");
     put_png(exp, "sub/a.png", 6);
@@ -337,12 +337,9 @@ START_TEST(outputs_valid_whatever_the_names)
 {
     new_test_folder();
     char exp[512], act[512], rep[512], junit[512], dir[160], name[256], rel[512];
-    snprintf(exp, sizeof exp, "%s/exp", T);
-    snprintf(act, sizeof act, "%s/act", T);
     snprintf(rep, sizeof rep, "%s/report", T);
     snprintf(junit, sizeof junit, "%s/junit.xml", T);
-    mkdir(exp, 0777);
-    mkdir(act, 0777);
+    two_folders(exp, act);
     int n = 0;
     for (size_t i = 0; i < sizeof odd_names / sizeof odd_names[0]; i++, n++) {
         put_png(exp, odd_names[i], 7);
@@ -419,10 +416,7 @@ START_TEST(long_names_update_and_one_failure_stops_nothing)
 {
     new_test_folder();
     char exp[512], act[512], name[256];
-    snprintf(exp, sizeof exp, "%s/exp", T);
-    snprintf(act, sizeof act, "%s/act", T);
-    mkdir(exp, 0777);
-    mkdir(act, 0777);
+    two_folders(exp, act);
     memset(name, 'n', 251);
     snprintf(name + 251, sizeof name - 251, ".png"); /* 255 bytes: NAME_MAX */
     put_png(exp, name, 10);
@@ -648,11 +642,8 @@ START_TEST(a_warning_said_once_in_folders)
 {
     new_test_folder();
     char exp[512], act[512], outdir[512];
-    snprintf(exp, sizeof exp, "%s/exp", T);
-    snprintf(act, sizeof act, "%s/act", T);
     snprintf(outdir, sizeof outdir, "%s/out", T);
-    mkdir(exp, 0777);
-    mkdir(act, 0777);
+    two_folders(exp, act);
     put_bad_exif_png(exp, "w.png");
     put_bad_exif_png(act, "w.png");
     char *out, *err;
