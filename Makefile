@@ -22,12 +22,14 @@ LDLIBS  = $(ARCHIVES)/libtiff.a $(ARCHIVES)/libturbojpeg.a $(ARCHIVES)/libwebpmu
 CHECK_LIBS = $(ARCHIVES)/libcheck.a $(ARCHIVES)/libsubunit.a -lrt
 endif
 
-LIB_SRC  = $(wildcard src/*.c src/cpu/*.c)
+# Every layer's folder (src/core, io, ops, run, batch, compare, cpu); cli/
+# is the program's own.
+LIB_SRC  = $(sort $(filter-out src/cli/%,$(shell find src -name '*.c')))
 CLI_SRC  = $(wildcard src/cli/*.c)
 TEST_SRC = $(wildcard tests/*.c)
 
 # The CUDA backend is built when nvcc is found (NVCC= forces a CPU-only
-# build, whose src/cuda_absent.c makes `--backend cuda` exit 4). Kernels are
+# build, whose src/core/cuda_absent.c makes `--backend cuda` exit 4). Kernels are
 # compiled for sm_80 and sm_90, plus PTX for later GPUs; the CUDA runtime is
 # linked statically (nvcc's default), so the binary needs only the driver.
 # For ncu's source view add -lineinfo (NVCCFLAGS="-O3 -lineinfo"); it triples
@@ -39,7 +41,7 @@ NVCCFLAGS ?= -O3
 ifneq ($(NVCC),)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CU_SRC   = $(wildcard kernels/*.cu)
-LIB_SRC := $(filter-out src/cuda_absent.c,$(LIB_SRC))
+LIB_SRC := $(filter-out src/core/cuda_absent.c,$(LIB_SRC))
 CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
 # nvJPEG is loaded at run time (kernels/nvjpeg_api.cu), so only its header
 # is needed to build: the toolkit's, or where the toolkit lacks it (the
@@ -68,7 +70,7 @@ SUITE  = $(BUILD)/check_gpuimg
 all: $(GPUIMG)
 
 # Rebuilt whole: `ar r` would keep members that are no longer in the list
-# (src/cuda_absent.o after nvcc appears).
+# (src/core/cuda_absent.o after nvcc appears).
 $(BUILD)/libgpuimg.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
@@ -87,7 +89,7 @@ $(SUITE): $(TEST_OBJ) $(BUILD)/libgpuimg.a
 # loops; GPUIMG_CPU_CLONES (src/cpu/cpu.h) builds them for AVX2 as well.
 # -fno-math-errno lets sqrtf be one instruction (errno is never read).
 ifeq ($(findstring clang,$(CC)),)
-$(BUILD)/src/io_png_write.o: CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
+$(BUILD)/src/io/png/write.o: CFLAGS += -ftree-vectorize -fvect-cost-model=dynamic
 $(patsubst %.c,$(BUILD)/%.o,$(wildcard src/cpu/*.c)): CFLAGS += -ftree-vectorize \
 	-fvect-cost-model=dynamic -fno-math-errno
 endif

@@ -24,7 +24,7 @@
 #include "bench.h"
 #include "gpuimg.h"
 #include "kernels.h"
-#include "ops.h"
+#include "ops/ops.h"
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \

@@ -16,8 +16,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
-#include "arith.h"
-#include "backend.h"
+#include "core/arith.h"
+#include "core/backend.h"
 #include "kernels.h"
 
 // border_index: SPEC §3's mapping, shared with the CPU (arith.h).

@@ -6,7 +6,7 @@
 
 #include <cuda_runtime.h>
 
-#include "backend.h"
+#include "core/backend.h"
 
 struct GpuJpeg;
 

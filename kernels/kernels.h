@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "core/backend.h"
 
 #ifdef __cplusplus
 extern "C" {

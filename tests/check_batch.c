@@ -15,7 +15,7 @@
 
 #include <tiffio.h>
 
-#include "batch_plan.h"
+#include "batch/plan.h"
 #include "testutil.h"
 
 static const char *const good[] = {"a_photo.png", "b_camera.png", "c_rgba.png", "d_photo.jpg"};

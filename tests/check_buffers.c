@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "host_buffers.h"
+#include "core/host_buffers.h"
 #include "testutil.h"
 
 static int registered, unregistered;

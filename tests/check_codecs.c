@@ -13,8 +13,8 @@
 /* after stdio.h: it needs FILE */
 #include <jpeglib.h>
 
-#include "deflate_join.h"
-#include "io.h"
+#include "io/png/deflate_join.h"
+#include "io/io.h"
 #include "testutil.h"
 
 static gpuimg_ctx *codec_ctx(int threads, int level)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "testutil.h"
 
 /* 300 x 131 and 259 x 140 have tiles wholly inside the image (the fused

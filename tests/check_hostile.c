@@ -20,8 +20,8 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "budget.h"
-#include "io.h"
+#include "core/budget.h"
+#include "io/io.h"
 #include "testutil.h"
 
 #define TIMEOUT "/usr/bin/timeout"

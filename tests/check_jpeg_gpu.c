@@ -17,9 +17,9 @@
 #include <turbojpeg.h>
 #include <unistd.h>
 
-#include "io.h"
-#include "jpeg_gpu.h"
-#include "metadata.h"
+#include "io/io.h"
+#include "run/jpeg_gpu.h"
+#include "io/metadata.h"
 #include "testutil.h"
 
 /* kernels/nvjpeg_api.cu (src/cuda_absent.c without CUDA) */

@@ -37,6 +37,7 @@ Suite *tiff_suite(void);
 Suite *probe_suite(void);
 Suite *hostile_suite(void);
 Suite *bmp_gif_suite(void);
+Suite *layers_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -94,6 +95,7 @@ int main(void)
     srunner_add_suite(sr, probe_suite());
     srunner_add_suite(sr, hostile_suite());
     srunner_add_suite(sr, bmp_gif_suite());
+    srunner_add_suite(sr, layers_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 #include "testutil.h"
 
 static gpuimg_status parse_finish(gpuimg_ctx *ctx, const char *text, gpuimg_step **out)

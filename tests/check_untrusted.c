@@ -16,7 +16,7 @@
 #include <tiffio.h>
 #include <zlib.h>
 
-#include "io.h"
+#include "io/io.h"
 #include "testutil.h"
 
 static gpuimg_status load_bytes(gpuimg_ctx *ctx, const void *data, size_t len, gpuimg_image *img)

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ops.h"
+#include "ops/ops.h"
 
 const char *tu_backend_name(void)
 {

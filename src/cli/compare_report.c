@@ -18,7 +18,7 @@
 
 #include "compare_out.h"
 #include "json.h"
-#include "utf8.h"
+#include "core/utf8.h"
 
 struct compare_report {
     gpuimg_ctx *ctx;

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "utf8.h"
+#include "core/utf8.h"
 
 /* Writes s as a JSON string literal: quotes, backslashes and control
  * characters escaped, and each byte that is not part of a well-formed UTF-8

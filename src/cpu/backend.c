@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../big_alloc.h"
+#include "core/big_alloc.h"
 #include "cpu.h"
 
 /* Freed planes kept for the next allocation: a pipeline's steps and a

@@ -8,8 +8,8 @@
 
 #include <string.h>
 
-#include "../arith.h"
-#include "../backend.h"
+#include "core/arith.h"
+#include "core/backend.h"
 
 static inline size_t gpuimg__plane_size(const gpuimg_planes *p)
 {

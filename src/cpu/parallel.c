@@ -3,7 +3,7 @@
  * computed by the same code in the same float order whichever band holds
  * it, so the bytes never depend on the thread count: only which thread
  * writes them does. */
-#include "../pool.h"
+#include "core/pool.h"
 #include "cpu.h"
 
 /* Bands per thread: more than one, so that a core slowed by another

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "io.h"
-#include "jpeg_gpu.h"
+#include "io/io.h"
+#include "run/jpeg_gpu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "ops.h"
+#include "ops/ops.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

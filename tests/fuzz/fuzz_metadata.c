@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "io.h"
-#include "metadata.h"
+#include "io/io.h"
+#include "io/metadata.h"
 
 static void exif_walk(const uint8_t *d, size_t n)
 {

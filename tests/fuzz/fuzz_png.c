@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "io.h"
+#include "io/io.h"
 
 static uint32_t crc_table[256];
 

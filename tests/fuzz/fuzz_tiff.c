@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "io.h"
-#include "metadata.h"
+#include "io/io.h"
+#include "io/metadata.h"
 
 /* The write-read round trip of larger images (the 2^22 pixels fuzz_ctx
  * allows, which the fuzzer reaches from a few KB of LZW) costs seconds

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "io.h"
+#include "io/io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "io.h"
-#include "metadata.h"
+#include "io/io.h"
+#include "io/metadata.h"
 
 /* The lossless encoder takes about a second a megapixel under ASan; the
  * round trip of larger images (up to the 16383 x 256 or so that fit in

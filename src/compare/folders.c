@@ -1,0 +1,406 @@
+/* SPDX-License-Identifier: MIT */
+/* Folders of goldens (SPEC §7): the pairing, the workers that decode and
+ * compare the pairs, and golden updates.
+ *
+ * The pairing is batch's walk (batch_plan.h) over both folders, merged by
+ * relative path. Workers take pairs in path order; each has a context of
+ * its own (its backend, for SSIM, its own stream) and lends the one shared
+ * thread pool, on which a PNG's rows unfilter and a comparison's bands run,
+ * so the cores stay busy with few pairs or many. Results land in their
+ * pair's slot, so the report is in path order whatever finished first. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "batch/plan.h"
+#include "core/budget.h"
+#include "io/io.h"
+#include "core/pool.h"
+#include "core/utf8.h"
+
+#define PATH_BUF GPUIMG__PATH_BUF
+
+const char *gpuimg_pair_status_name(gpuimg_pair_status s)
+{
+    static const char *const names[GPUIMG_PAIR_STATUS_COUNT] = {
+        "identical", "passed", "failed", "size", "missing", "new", "error"};
+    return (unsigned)s < GPUIMG_PAIR_STATUS_COUNT ? names[s] : "?";
+}
+
+/* "dir/NAME.mask.png" for "dir/NAME.EXT"; 1 when path is itself a mask. */
+static int is_mask(const char *path)
+{
+    size_t n = strlen(path);
+    return n >= 9 && strcmp(path + n - 9, ".mask.png") == 0;
+}
+
+static char *mask_of(const char *golden)
+{
+    const char *slash = strrchr(golden, '/'), *dot = strrchr(golden, '.');
+    size_t stem = dot && (!slash || dot > slash) ? (size_t)(dot - golden) : strlen(golden);
+    char *m = malloc(stem + 10);
+    if (m) {
+        memcpy(m, golden, stem);
+        memcpy(m + stem, ".mask.png", 10);
+    }
+    return m;
+}
+
+static char *joined(const char *dir, const char *rel)
+{
+    size_t n = strlen(dir) + strlen(rel) + 2;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s/%s", dir, rel);
+    return p;
+}
+
+void gpuimg_folder_result_free(gpuimg_folder_result *r)
+{
+    for (size_t i = 0; r->pairs && i < r->npairs; i++) {
+        free(r->pairs[i].path);
+        free(r->pairs[i].expected);
+        free(r->pairs[i].actual);
+        free(r->pairs[i].mask);
+    }
+    free(r->pairs);
+    memset(r, 0, sizeof *r);
+}
+
+/* The images of both folders, merged by relative path into pairs. */
+static gpuimg_status pair_up(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
+                             gpuimg_folder_result *out)
+{
+    gpuimg__file_list e = {0}, a = {0}, bad = {0};
+    uint64_t ignored = 0;
+    gpuimg_status st = gpuimg__walk(ctx, o->expected_dir, o->recursive, NULL, &e, &bad, &ignored);
+    if (st == GPUIMG_OK)
+        st = gpuimg__walk(ctx, o->actual_dir, o->recursive, NULL, &a, &bad, &ignored);
+    if (st == GPUIMG_OK && bad.n > 0)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "compare: %s", bad.rel[0]);
+    if (st == GPUIMG_OK && !(out->pairs = calloc(e.n + a.n + 1, sizeof *out->pairs)))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+    size_t i = 0, j = 0;
+    while (st == GPUIMG_OK && (i < e.n || j < a.n)) {
+        int order = i == e.n ? 1 : j == a.n ? -1 : strcmp(e.rel[i], a.rel[j]);
+        const char *rel = order <= 0 ? e.rel[i] : a.rel[j];
+        if (order <= 0)
+            i++;
+        if (order >= 0)
+            j++;
+        if (is_mask(rel))
+            continue;
+        gpuimg_pair *p = &out->pairs[out->npairs++];
+        p->status = order < 0   ? GPUIMG_PAIR_MISSING
+                    : order > 0 ? GPUIMG_PAIR_NEW
+                                : GPUIMG_PAIR_FAILED;
+        p->path = strdup(rel);
+        p->expected = joined(o->expected_dir, rel);
+        p->actual = joined(o->actual_dir, rel);
+        if (!p->path || !p->expected || !p->actual)
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+        else if (order <= 0 && (p->mask = mask_of(p->expected)) != NULL &&
+                 access(p->mask, F_OK) != 0) {
+            free(p->mask);
+            p->mask = NULL;
+        }
+    }
+    gpuimg__file_list_free(&e);
+    gpuimg__file_list_free(&a);
+    gpuimg__file_list_free(&bad);
+    return st;
+}
+
+typedef struct folder_run {
+    const gpuimg_folder_options *o;
+    gpuimg_folder_result *out;
+    atomic_size_t next;
+    pthread_mutex_t report_lock; /* one on_failed call at a time */
+    gpuimg_config cfg;
+    gpuimg_pool *pool;
+    gpuimg__budget budget; /* the decoded images of the pairs in hand */
+} folder_run;
+
+/* A reason, cut (if it must be) at a character's boundary. */
+static void set_reason(gpuimg_pair *p, const char *fmt, const char *text)
+{
+    if (snprintf(p->reason, sizeof p->reason, fmt, text) >= (int)sizeof p->reason)
+        gpuimg__utf8_trim(p->reason);
+}
+
+static void pair_error(gpuimg_pair *p, gpuimg_ctx *ctx)
+{
+    p->status = GPUIMG_PAIR_ERROR;
+    set_reason(p, "%s", gpuimg_ctx_error(ctx));
+}
+
+/* The length of the folder part of full, which is FOLDER/rel. */
+static size_t folder_len(const char *full, const char *rel)
+{
+    return strlen(full) - strlen(rel) - 1;
+}
+
+/* A pair's files: read (regular files only; the actual, which an untrusted
+ * job may have made, reached without any symbolic link: folder_file.c),
+ * admitted to the budget by their decoded size, and decoded. The actual of
+ * a new pair is decoded too, so that nothing but an image is ever called
+ * one: the report and --update copy only what decodes (gpuimg_copy_image). */
+struct pair_files {
+    gpuimg_image e, a, mask;
+    uint64_t taken; /* of the budget */
+};
+
+static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
+                               struct pair_files *f)
+{
+    const char *path[3] = {p->status != GPUIMG_PAIR_NEW ? p->expected : NULL, p->actual, p->mask};
+    size_t root[3] = {folder_len(p->expected, p->path), folder_len(p->actual, p->path),
+                      folder_len(p->expected, p->path)};
+    gpuimg_image *img[3] = {&f->e, &f->a, &f->mask};
+    uint8_t *data[3] = {NULL, NULL, NULL};
+    size_t size[3] = {0, 0, 0};
+    uint64_t need = 0;
+    gpuimg_status st = GPUIMG_OK;
+    for (int k = 0; k < 3 && st == GPUIMG_OK; k++)
+        if (path[k] && (st = gpuimg__read_folder_file(ctx, path[k], root[k], k == 1, &data[k],
+                                                      &size[k])) == GPUIMG_OK)
+            need += gpuimg__decoded_bytes(ctx, data[k], size[k]);
+    /* the difference image, for the report, is the size of the expected */
+    if (st == GPUIMG_OK && run->o->on_failed && path[0])
+        need += gpuimg__decoded_bytes(ctx, data[0], size[0]);
+    if (st == GPUIMG_OK &&
+        (st = gpuimg__budget_take(&run->budget, ctx, p->path, need)) == GPUIMG_OK)
+        f->taken = need;
+    for (int k = 0; k < 3; k++) {
+        if (st == GPUIMG_OK && path[k])
+            st = gpuimg__load_owned(ctx, data[k], size[k], path[k], img[k]);
+        else
+            free(data[k]);
+    }
+    return st;
+}
+
+/* One pair with an actual: load, compare, judge; a new pair only loaded. */
+static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
+{
+    const gpuimg_folder_options *o = run->o;
+    struct pair_files f = {0};
+    gpuimg_image diff = {0};
+    if (load_pair(run, ctx, p, &f) != GPUIMG_OK) {
+        pair_error(p, ctx);
+        goto done;
+    }
+    p->actual_width = f.a.width;
+    p->actual_height = f.a.height;
+    if (p->status == GPUIMG_PAIR_NEW) {
+        set_reason(p, "no golden %s", p->expected);
+        goto done;
+    }
+    p->expected_width = f.e.width;
+    p->expected_height = f.e.height;
+    gpuimg_compare_options co = o->compare;
+    co.mask = p->mask ? &f.mask : NULL;
+    if (gpuimg_compare(ctx, &f.e, &f.a, &co, &p->result, o->on_failed ? &diff : NULL) !=
+        GPUIMG_OK) {
+        pair_error(p, ctx);
+        goto done;
+    }
+    p->failed = gpuimg_compare_check(&p->result, &o->limits, p->reason, sizeof p->reason);
+    if (p->result.size_differs) {
+        p->status = GPUIMG_PAIR_SIZE;
+        snprintf(p->reason, sizeof p->reason, "size %dx%d, expected %dx%d", f.a.width, f.a.height,
+                 f.e.width, f.e.height);
+    } else if (p->failed) {
+        p->status = GPUIMG_PAIR_FAILED;
+    } else {
+        p->status = p->result.identical ? GPUIMG_PAIR_IDENTICAL : GPUIMG_PAIR_PASSED;
+    }
+    if (p->status == GPUIMG_PAIR_FAILED && o->on_failed) {
+        pthread_mutex_lock(&run->report_lock);
+        o->on_failed(o->user, p, &diff);
+        pthread_mutex_unlock(&run->report_lock);
+    }
+done:
+    gpuimg_image_free(&diff);
+    gpuimg_image_free(&f.mask);
+    gpuimg_image_free(&f.a);
+    gpuimg_image_free(&f.e);
+    gpuimg__budget_give(&run->budget, f.taken);
+}
+
+static void *worker(void *arg)
+{
+    folder_run *run = arg;
+    gpuimg_ctx *ctx = NULL;
+    gpuimg_status made = gpuimg_ctx_create(&run->cfg, &ctx);
+    if (made == GPUIMG_OK) {
+        ctx->pool = run->pool; /* lent: own_pool stays 0 */
+        ctx->split_files = 0;  /* each worker has a file of its own */
+    }
+    for (;;) {
+        size_t i = atomic_fetch_add(&run->next, 1);
+        if (i >= run->out->npairs)
+            break;
+        gpuimg_pair *p = &run->out->pairs[i];
+        if (p->status == GPUIMG_PAIR_MISSING) {
+            set_reason(p, "no actual %s", p->actual);
+        } else if (made != GPUIMG_OK) {
+            p->status = GPUIMG_PAIR_ERROR;
+            snprintf(p->reason, sizeof p->reason, "%s", gpuimg_strerror(made));
+        } else {
+            compare_pair(run, ctx, p);
+        }
+    }
+    gpuimg_ctx_destroy(ctx);
+    return NULL;
+}
+
+gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_options *opt,
+                                     gpuimg_folder_result *out)
+{
+    memset(out, 0, sizeof *out);
+    gpuimg_status st = pair_up(ctx, opt, out);
+    if (st != GPUIMG_OK) {
+        gpuimg_folder_result_free(out);
+        return st;
+    }
+    folder_run run = {.o = opt, .out = out, .cfg = ctx->cfg};
+    gpuimg__budget_init(&run.budget, gpuimg__budget_of(&ctx->cfg));
+    /* Resolve the backend once, here, for every worker: "auto" says its one
+     * notice and CUDA's context is made once (only when SSIM needs it). */
+    if (opt->compare.ssim && out->npairs > 0) {
+        const char *name;
+        if ((st = gpuimg_ctx_backend(ctx, &name)) != GPUIMG_OK) {
+            gpuimg__budget_destroy(&run.budget);
+            gpuimg_folder_result_free(out);
+            return st;
+        }
+        gpuimg_backend_from_name(name, &run.cfg.backend);
+    }
+    int jobs = gpuimg__thread_count(opt->jobs);
+    if ((size_t)jobs > out->npairs)
+        jobs = out->npairs > 0 ? (int)out->npairs : 1;
+    run.pool = gpuimg__pool_create(gpuimg__thread_count(ctx->cfg.threads));
+    pthread_mutex_init(&run.report_lock, NULL);
+    pthread_t *threads = calloc((size_t)jobs, sizeof *threads);
+    int started = 0;
+    for (int k = 0; threads && k < jobs; k++)
+        started += pthread_create(&threads[started], NULL, worker, &run) == 0;
+    if (started == 0)
+        worker(&run); /* no thread: this one does it all */
+    for (int k = 0; k < started; k++)
+        pthread_join(threads[k], NULL);
+    free(threads);
+    pthread_mutex_destroy(&run.report_lock);
+    gpuimg__pool_destroy(run.pool);
+    gpuimg__budget_destroy(&run.budget);
+    for (size_t i = 0; i < out->npairs; i++)
+        out->count[out->pairs[i].status]++;
+    return GPUIMG_OK;
+}
+
+struct copy {
+    const char *to;
+    const uint8_t *data;
+    size_t size;
+};
+
+static gpuimg_status write_copy(gpuimg_ctx *ctx, FILE *out, void *user)
+{
+    const struct copy *c = user;
+    if (c->size > 0 && fwrite(c->data, 1, c->size, out) != c->size)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->to, strerror(errno));
+    return GPUIMG_OK;
+}
+
+/* gpuimg_copy_image, making to's folders (mkdir -p) once the file has
+ * decoded, so that a copy refused leaves nothing behind. */
+static gpuimg_status copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
+                                const char *to, int make_parents)
+{
+    /* The bytes are read once, under the folder rules (a regular file, no
+     * symbolic link on the way unless trusted, no FIFO, bounded), decoded
+     * whole, and those same bytes written: what lands in a report or a
+     * golden folder is an image, and the file cannot be swapped between
+     * the check and the copy. */
+    char path[PATH_BUF];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", folder, rel) >= sizeof path)
+        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s/%s: path too long", folder, rel);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    gpuimg_image img = {0};
+    gpuimg_status st = gpuimg__read_folder_file(ctx, path, strlen(folder), !trusted, &data, &size);
+    if (st == GPUIMG_OK && (st = gpuimg_load_memory(ctx, data, size, path, &img)) == GPUIMG_OK)
+        gpuimg_image_free(&img);
+    char parents[PATH_BUF];
+    snprintf(parents, sizeof parents, "%s", to);
+    if (st == GPUIMG_OK && make_parents && gpuimg__make_parents(parents) != 0)
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s", to,
+                          strerror(errno));
+    if (st == GPUIMG_OK) {
+        struct copy c = {to, data, size};
+        st = gpuimg__write_atomic(ctx, to, write_copy, &c);
+    }
+    free(data);
+    return st;
+}
+
+gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
+                                const char *to)
+{
+    return copy_image(ctx, folder, rel, trusted, to, 0);
+}
+
+/* One golden made to agree: its actual copied over it, or it (and its mask)
+ * pruned; 1 when something was done. */
+static gpuimg_status update_pair(gpuimg_ctx *ctx, const gpuimg_pair *p, int prune, int *done)
+{
+    *done = 0;
+    if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE ||
+        p->status == GPUIMG_PAIR_NEW) {
+        char folder[PATH_BUF];
+        snprintf(folder, sizeof folder, "%.*s", (int)folder_len(p->actual, p->path), p->actual);
+        gpuimg_status st = copy_image(ctx, folder, p->path, 0, p->expected, 1);
+        *done = st == GPUIMG_OK;
+        return st;
+    }
+    if (prune && p->status == GPUIMG_PAIR_MISSING) {
+        if (unlink(p->expected) != 0)
+            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->expected, strerror(errno));
+        if (p->mask && unlink(p->mask) != 0 && errno != ENOENT)
+            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->mask, strerror(errno));
+        *done = 1;
+    }
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result *r, int prune,
+                                    size_t *updated, size_t *pruned)
+{
+    /* A pair that cannot be updated does not stop the others: the first
+     * failure is the context's error once every pair has been tried. */
+    *updated = *pruned = 0;
+    gpuimg_status first = GPUIMG_OK;
+    char error[sizeof ctx->error];
+    size_t failures = 0;
+    for (size_t i = 0; i < r->npairs; i++) {
+        int done;
+        gpuimg_status st = update_pair(ctx, &r->pairs[i], prune, &done);
+        if (st != GPUIMG_OK && failures++ == 0) {
+            first = st;
+            memcpy(error, ctx->error, sizeof error);
+        }
+        if (done)
+            ++*(r->pairs[i].status == GPUIMG_PAIR_MISSING ? pruned : updated);
+    }
+    if (failures > 1)
+        gpuimg__fail(ctx, first, "%s (and %zu more goldens not updated)", error, failures - 1);
+    else if (failures == 1)
+        memcpy(ctx->error, error, sizeof error);
+    return first;
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* Metadata read from files and written into outputs (metadata.c). */
+#ifndef GPUIMG_METADATA_H
+#define GPUIMG_METADATA_H
+
+#include "gpuimg.h"
+#include "io/io.h"
+
+gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m);
+/* EXIF's IFD0 Orientation: 1-8 (1 when absent), -1 when the block is
+ * malformed or the value out of range. */
+int gpuimg__exif_orientation(const uint8_t *exif, size_t n);
+/* Rewrites the Orientation value in place (nothing when there is none). */
+void gpuimg__exif_set_orientation(uint8_t *exif, size_t n, int orientation);
+/* 1 when an ICC profile describes RGB data. */
+int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n);
+
+/* The profile's 'desc' text into out ("" when none). */
+void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap);
+/* Why blocks of a file were dropped (static texts, each once): its
+ * warnings, held until its pixels have decoded, so that a file that fails
+ * says only its error (SPEC §1: one line). */
+#define GPUIMG__META_NOTES 4
+typedef struct gpuimg__meta_notes {
+    int count;
+    const char *what[GPUIMG__META_NOTES];
+} gpuimg__meta_notes;
+/* The blocks of a PNG, JPEG or WebP file, or NULL when it has none;
+ * what does not parse is dropped, and why noted in *notes. */
+gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                                           const uint8_t *data, size_t size, gpuimg_metadata **out,
+                                           gpuimg__meta_notes *notes);
+/* The warnings of the notes ("NAME: WHAT dropped"). */
+void gpuimg__metadata_tell(gpuimg_ctx *ctx, const char *name, const gpuimg__meta_notes *notes);
+/* The same, its warnings told at once (for a caller that decodes no
+ * pixels, or tells nothing else after). */
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                                     const uint8_t *data, size_t size, gpuimg_metadata **out);
+/* After a PNG, JPEG or WebP decode: the file's profile, EXIF and XMP
+ * into img->meta, and its pixels turned upright as the EXIF Orientation
+ * says unless --no-auto-orient. A block that does not parse is dropped with
+ * a warning; only memory fails it. */
+gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
+                                    const uint8_t *data, size_t size, gpuimg_image *img);
+
+/* Gives img the metadata m (its own from now on) and turns the pixels
+ * upright as m->orientation says unless --no-auto-orient (the TIFF reader,
+ * whose tags libtiff reads, calls it; the others through _read). */
+gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_metadata *m,
+                                      gpuimg_image *img);
+
+/* What an encoder writes for img: pointers into its metadata (or into
+ * *exif_copy, the EXIF with Orientation 1 when the pixels were oriented;
+ * free it after writing). Nothing with --strip; no RGB profile into a gray
+ * image. */
+typedef struct gpuimg__meta_out {
+    const uint8_t *icc, *exif, *xmp;
+    size_t icc_len, exif_len, xmp_len;
+    uint8_t *exif_copy;
+} gpuimg__meta_out;
+void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,
+                                 gpuimg__meta_out *out);
+
+#endif

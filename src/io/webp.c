@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* WebP through libwebp (SPEC §2): read lossy and lossless, with or without
+ * alpha (its metadata chunks are metadata.c's); written lossy at
+ * --jpeg-quality or, with --webp-lossless, lossless and exact (the colour
+ * of fully transparent pixels kept), the input's ICC profile, EXIF and XMP
+ * added as chunks through libwebpmux. WebP has no gray: gray is written as
+ * RGB and read back as RGB. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <webp/decode.h>
+#include <webp/encode.h>
+#include <webp/mux.h>
+
+#include "io/io.h"
+#include "io/metadata.h"
+
+int gpuimg__is_webp(const uint8_t *data, size_t size)
+{
+    return size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0;
+}
+
+static size_t le32(const uint8_t *p)
+{
+    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+}
+
+int gpuimg__riff_next(const uint8_t *data, size_t size, size_t *pos, gpuimg__riff_chunk *out)
+{
+    if (!gpuimg__is_webp(data, size))
+        return 0;
+    /* bytes after the RIFF's declared end are not the file's (libwebp
+     * ignores them too) */
+    size_t end = le32(data + 4) < size - 8 ? 8 + le32(data + 4) : size;
+    size_t at = *pos;
+    if (at > end || end - at < 8)
+        return 0;
+    size_t len = le32(data + at + 4);
+    if (len > end - at - 8)
+        return 0;
+    out->fourcc = data + at;
+    out->body = data + at + 8;
+    out->len = len;
+    /* the declared size and the pad byte of an odd one: never what the
+     * body holds (an EXIF body's "Exif\0\0" included) */
+    *pos = at + 8 + len + (len & 1);
+    return 1;
+}
+
+gpuimg_status gpuimg__webp_features(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                    const char *name, WebPBitstreamFeatures *f)
+{
+    if (WebPGetFeatures(data, size, f) != VP8_STATUS_OK)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged WebP)",
+                            name);
+    if (f->has_animation)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (animated WebP; only still ones are read)",
+                            name);
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                                  const char *name, gpuimg_image *out)
+{
+    WebPBitstreamFeatures f;
+    gpuimg_status st = gpuimg__webp_features(ctx, data, size, name, &f);
+    if (st == GPUIMG_OK)
+        st = gpuimg__check_size(ctx, name, (uint64_t)f.width, (uint64_t)f.height);
+    if (st != GPUIMG_OK)
+        return st;
+    int c = f.has_alpha ? 4 : 3;
+    if ((st = gpuimg__image_take(ctx, out, f.width, f.height, c)) != GPUIMG_OK)
+        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+    size_t bytes = (size_t)f.width * (size_t)f.height * (size_t)c;
+    int stride = f.width * c;
+    uint8_t *got = c == 4 ? WebPDecodeRGBAInto(data, size, out->data, bytes, stride)
+                          : WebPDecodeRGBInto(data, size, out->data, bytes, stride);
+    if (!got) {
+        gpuimg_image_free(out);
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (damaged or truncated WebP)", name);
+    }
+    return GPUIMG_OK;
+}
+
+static int write_memory(const uint8_t *data, size_t size, const WebPPicture *pic)
+{
+    return WebPMemoryWrite(data, size, pic);
+}
+
+/* The picture of img: gray widened to RGB (WebP has no gray). */
+static int import(WebPPicture *pic, const gpuimg_image *img)
+{
+    int w = img->width, h = img->height, c = img->channels;
+    if (c >= 3)
+        return c == 4 ? WebPPictureImportRGBA(pic, img->data, w * 4)
+                      : WebPPictureImportRGB(pic, img->data, w * 3);
+    size_t n = (size_t)w * (size_t)h;
+    int oc = c == 2 ? 4 : 3;
+    uint8_t *rgb = malloc(n * (size_t)oc);
+    if (!rgb)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t g = img->data[i * (size_t)c];
+        rgb[i * oc] = rgb[i * oc + 1] = rgb[i * oc + 2] = g;
+        if (oc == 4)
+            rgb[i * oc + 3] = img->data[i * 2 + 1];
+    }
+    int ok =
+        oc == 4 ? WebPPictureImportRGBA(pic, rgb, w * 4) : WebPPictureImportRGB(pic, rgb, w * 3);
+    free(rgb);
+    return ok;
+}
+
+/* The bitstream with the metadata's chunks (VP8X, ICCP, EXIF, XMP), or the
+ * bitstream itself when there is none. */
+static int with_metadata(const gpuimg_ctx *ctx, const gpuimg_image *img, WebPMemoryWriter *w,
+                         WebPData *out)
+{
+    gpuimg__meta_out m;
+    gpuimg__metadata_for_output(ctx, img, &m);
+    WebPData image = {w->mem, w->size};
+    if (!m.icc && !m.exif && !m.xmp) {
+        *out = image;
+        free(m.exif_copy);
+        return 1;
+    }
+    WebPMux *mux = WebPMuxCreate(&image, 0);
+    WebPData icc = {m.icc, m.icc_len}, exif = {m.exif, m.exif_len}, xmp = {m.xmp, m.xmp_len};
+    int ok = mux && (!m.icc || WebPMuxSetChunk(mux, "ICCP", &icc, 1) == WEBP_MUX_OK) &&
+             (!m.exif || WebPMuxSetChunk(mux, "EXIF", &exif, 1) == WEBP_MUX_OK) &&
+             (!m.xmp || WebPMuxSetChunk(mux, "XMP ", &xmp, 1) == WEBP_MUX_OK);
+    WebPDataInit(out);
+    ok = ok && WebPMuxAssemble(mux, out) == WEBP_MUX_OK;
+    WebPMuxDelete(mux);
+    free(m.exif_copy);
+    return ok;
+}
+
+gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                                  const gpuimg_image *img)
+{
+    (void)format;
+    if (img->width > WEBP_MAX_DIMENSION || img->height > WEBP_MAX_DIMENSION)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "%s: image too large for WebP (%dx%d; a side may be at most %d pixels)",
+                            name, img->width, img->height, WEBP_MAX_DIMENSION);
+    WebPConfig config;
+    WebPPicture pic;
+    WebPMemoryWriter w;
+    if (!WebPConfigInit(&config) || !WebPPictureInit(&pic))
+        return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: libwebp version mismatch", name);
+    config.quality = (float)ctx->cfg.jpeg_quality;
+    if (ctx->cfg.webp_lossless) {
+        config.lossless = 1;
+        config.exact = 1; /* every value, transparent pixels' colour included */
+        config.quality = 75;
+    }
+    pic.use_argb = config.lossless;
+    pic.width = img->width;
+    pic.height = img->height;
+    WebPMemoryWriterInit(&w);
+    pic.writer = write_memory;
+    pic.custom_ptr = &w;
+    gpuimg_status st = GPUIMG_OK;
+    WebPData file = {NULL, 0};
+    if (!import(&pic, img))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    else if (!WebPEncode(&config, &pic))
+        st = gpuimg__fail(
+            ctx, pic.error_code == VP8_ENC_ERROR_OUT_OF_MEMORY ? GPUIMG_ERR_NOMEM : GPUIMG_ERR_IO,
+            "%s: cannot write WebP (libwebp error %d)", name, (int)pic.error_code);
+    else if (!with_metadata(ctx, img, &w, &file))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: cannot add the metadata to WebP", name);
+    else if ((errno = 0, fwrite(file.bytes, 1, file.size, f) != file.size))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name,
+                          strerror(errno ? errno : EIO));
+    if (file.bytes && file.bytes != w.mem)
+        WebPDataClear(&file);
+    WebPMemoryWriterClear(&w);
+    WebPPictureFree(&pic);
+    return st;
+}

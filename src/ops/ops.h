@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* The op table's internals: what a step holds and how an op runs on planes. */
+#ifndef GPUIMG_OPS_H
+#define GPUIMG_OPS_H
+
+#include "core/internal.h"
+
+#define GPUIMG__MAX_PARAMS 8
+#define GPUIMG__MAX_KERNEL 63
+
+typedef struct gpuimg__op gpuimg__op;
+
+struct gpuimg_step {
+    const gpuimg__op *op;
+    double value[GPUIMG__MAX_PARAMS]; /* FLOAT, INT, FLAG (0/1), CHOICE (index) */
+    char *text[GPUIMG__MAX_PARAMS];   /* TEXT */
+    unsigned given;                   /* bit i: parameter i was set */
+    int finished;
+    /* Filled by finish: the blur's or convolution's weights. */
+    float *weights;
+    int radius;
+    gpuimg_conv conv;
+};
+
+struct gpuimg__op {
+    gpuimg_op_info info;
+    /* Output shape for an input shape. */
+    void (*shape)(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc);
+    /* Checks combinations and derives what apply needs; may be NULL. */
+    gpuimg_status (*finish)(gpuimg_ctx *ctx, gpuimg_step *s);
+    gpuimg_status (*apply)(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                           gpuimg_planes *dst);
+    /* Nanoseconds per channel value on the CPU backend (--backend auto). */
+    double (*cost)(const gpuimg_step *s);
+    /* A step with parameters other than the defaults: the tests run it on
+     * every backend, through the STEP syntax. */
+    const char *example;
+    /* 1: a value operation: apply sees colour planes only, and alpha is
+     * copied (gpuimg__step_apply), for every backend alike. */
+    int value_op;
+};
+
+/* The example step of the op table's row index, or NULL past the end. */
+const char *gpuimg__op_example(int index);
+
+/* Runs one finished step through the backend: dst is allocated here with the
+ * step's output shape; when poison >= 0 it is filled with that byte first
+ * (the tests use it to catch pixels a kernel never writes). */
+gpuimg_status gpuimg__step_apply(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_step *s,
+                                 const gpuimg_planes *src, gpuimg_planes *dst, int poison);
+
+/* Convolution kernels: a named one (SPEC §3's table) or a kernel file.
+ * *weights is malloc'ed, row-major. */
+gpuimg_status gpuimg__kernel_load(gpuimg_ctx *ctx, const char *name_or_path, float **weights,
+                                  int *width, int *height);
+/* A kernel file's text (modified in place), path naming it in messages. */
+gpuimg_status gpuimg__kernel_parse(gpuimg_ctx *ctx, const char *path, char *text, float **weights,
+                                   int *width, int *height);
+
+#endif

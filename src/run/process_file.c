@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/* gpuimg_process_file: a file through the steps into another, the codecs
+ * chosen as SPEC §4 says. On a backend with a JPEG codec (CUDA with
+ * nvJPEG) the image goes into planes, by the device's decoder when the
+ * file is a JPEG it takes, else decoded on the CPU and uploaded, and comes
+ * out of them encoded by the device when the output is JPEG; elsewhere it
+ * is gpuimg_load, gpuimg_run_consume and gpuimg_save. The batch's device
+ * stage makes the same choices with the same pieces (jpeg_gpu.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/io.h"
+#include "run/jpeg_gpu.h"
+
+static gpuimg_format output_format(const char *out, gpuimg_format format)
+{
+    if (strcmp(out, "-") != 0)
+        return gpuimg_format_from_path(out);
+    return format == GPUIMG_FORMAT_NONE ? GPUIMG_FORMAT_PNG : format;
+}
+
+/* The classic way: pixels on the host between the CPU codecs. */
+static gpuimg_status on_host(gpuimg_ctx *ctx, gpuimg_image *src, const char *out,
+                             gpuimg_format format, gpuimg_step *const *steps, int nsteps,
+                             gpuimg_process_info *info)
+{
+    gpuimg_image dst;
+    gpuimg_status st = gpuimg_run_consume(ctx, src, steps, nsteps, &dst);
+    if (st != GPUIMG_OK)
+        return st;
+    if (info) {
+        info->out_width = dst.width;
+        info->out_height = dst.height;
+        info->out_channels = dst.channels;
+    }
+    st = gpuimg_save(ctx, out, format, &dst);
+    gpuimg_image_free(&dst);
+    return st;
+}
+
+gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *out,
+                                  gpuimg_format format, gpuimg_step *const *steps, int nsteps,
+                                  gpuimg_process_info *info)
+{
+    const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
+    gpuimg_status st = GPUIMG_OK;
+    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
+        st = gpuimg_step_finish(ctx, steps[i]);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (st != GPUIMG_OK || (st = gpuimg__read_file(ctx, in, &data, &size)) != GPUIMG_OK)
+        return st;
+    gpuimg__jpeg_file jf;
+    int device_decode = 0;
+    gpuimg_image src = {0};
+    int w, h, c;
+    if ((st = gpuimg__jpeg_probe(ctx, name, data, size, &jf, &device_decode)) != GPUIMG_OK) {
+        free(data);
+        return st;
+    }
+    if (device_decode) {
+        int swap = jf.meta->orientation >= 5 && !ctx->cfg.no_auto_orient;
+        w = swap ? jf.shape.height : jf.shape.width;
+        h = swap ? jf.shape.width : jf.shape.height;
+        c = jf.shape.components;
+    } else {
+        st = gpuimg__load_owned(ctx, data, size, name, &src); /* frees data */
+        data = NULL;
+        if (st != GPUIMG_OK)
+            return st;
+        w = src.width, h = src.height, c = src.channels;
+    }
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->in_width = w, info->in_height = h, info->in_channels = c;
+    }
+    /* The backend as gpuimg_run would choose it; --jpeg-codec gpu asks for
+     * the device whatever the image's size. */
+    double cpu_ns = gpuimg__steps_cpu_ns(steps, nsteps) * (double)w * h * c;
+    if (ctx->cfg.jpeg_codec == GPUIMG_JPEG_GPU)
+        cpu_ns = INFINITY;
+    gpuimg_backend *be = NULL;
+    int dev = 0;
+    /* nvJPEG is set up (about a second on an H100) only for a JPEG to read
+     * or to write */
+    int jpeg = device_decode || output_format(out, format) == GPUIMG_FORMAT_JPEG;
+    if ((st = gpuimg__backend_for(ctx, cpu_ns, &be)) == GPUIMG_OK && jpeg &&
+        (dev = gpuimg__jpeg_device(ctx, be)) < 0)
+        st = GPUIMG_ERR_NO_DEVICE;
+    if (st != GPUIMG_OK || !dev) {
+        gpuimg__jpeg_file_free(&jf);
+        if (st == GPUIMG_OK && device_decode) { /* the CPU's codec after all */
+            st = gpuimg__load_owned(ctx, data, size, name, &src);
+            data = NULL;
+        }
+        free(data);
+        if (st == GPUIMG_OK)
+            return on_host(ctx, &src, out, format, steps, nsteps, info);
+        gpuimg_image_free(&src);
+        return st;
+    }
+
+    gpuimg_planes cur;
+    gpuimg_metadata *meta = NULL;
+    if (device_decode) {
+        gpuimg__jpeg_file *files[1] = {&jf};
+        int refused = 0;
+        st = gpuimg__jpeg_decode(ctx, be, 1, files, &cur, &refused);
+        if (st == GPUIMG_OK && refused) { /* nvJPEG said no: libjpeg-turbo's turn */
+            gpuimg__jpeg_file_free(&jf);
+            st = gpuimg__load_owned(ctx, data, size, name, &src);
+            data = NULL;
+            device_decode = 0;
+        } else if (st == GPUIMG_OK) {
+            gpuimg__metadata_tell(ctx, name, &jf.notes);
+        }
+        free(data);
+        meta = jf.meta;
+        jf.meta = NULL;
+    }
+    if (st == GPUIMG_OK && !device_decode) {
+        st = gpuimg__upload(ctx, be, &src, &cur);
+        meta = src.meta;
+        src.meta = NULL;
+        gpuimg_image_free(&src); /* the upload has finished reading it */
+    }
+    if (st != GPUIMG_OK) {
+        gpuimg_metadata_free(meta);
+        return st;
+    }
+    gpuimg__output res;
+    st = gpuimg__planes_finish(ctx, be, &cur, steps, nsteps, meta, output_format(out, format), 1,
+                               &res);
+    if (st == GPUIMG_OK) {
+        if (info) {
+            info->out_width = res.image.width;
+            info->out_height = res.image.height;
+            info->out_channels = res.image.channels;
+        }
+        st = gpuimg__output_save(ctx, out, format, &res);
+        gpuimg__output_free(&res);
+    }
+    return st;
+}
