@@ -217,10 +217,14 @@ void gpuimg_config_init(gpuimg_config *cfg);
 
 typedef struct gpuimg_ctx gpuimg_ctx;
 
-/* Validates cfg; does not initialise any device (that happens lazily). */
+/* Validates cfg; does not initialise any device (that happens lazily). On
+ * failure gpuimg_ctx_error(NULL) names the field at fault, e.g.
+ * "png_level 12 is out of range (0-9)" (the calling thread's last failed
+ * create). */
 gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out);
 void gpuimg_ctx_destroy(gpuimg_ctx *ctx);
-/* Detail of the last failure, e.g. "in.png: not a supported image (truncated PNG)".
+/* Detail of the last failure, e.g. "in.png: not a supported image (truncated PNG)";
+ * ctx NULL: of this thread's last failed gpuimg_ctx_create.
  * Always one line: control characters (a newline in a file name, say) are
  * written as C escapes, as gpuimg_escape_controls does. */
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx);

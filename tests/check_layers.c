@@ -203,9 +203,8 @@ static const struct layer {
     const char *prefix;
     int rank;
 } layers[] = {
-    {"include/", 0}, {"src/core/", 1}, {"src/io/", 2},      {"src/ops/", 2},
-    {"src/cpu/", 2}, {"kernels/", 2},  {"src/run/", 3},     {"src/batch/", 4},
-    {"src/compare/", 4}, {"src/cli/", 5},
+    {"include/", 0}, {"src/core/", 1}, {"src/io/", 2},    {"src/ops/", 2},     {"src/cpu/", 2},
+    {"kernels/", 2}, {"src/run/", 3},  {"src/batch/", 4}, {"src/compare/", 4}, {"src/cli/", 5},
 };
 #define NLAYERS (int)(sizeof layers / sizeof layers[0])
 

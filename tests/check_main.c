@@ -38,6 +38,7 @@ Suite *probe_suite(void);
 Suite *hostile_suite(void);
 Suite *bmp_gif_suite(void);
 Suite *layers_suite(void);
+Suite *context_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -96,6 +97,7 @@ int main(void)
     srunner_add_suite(sr, hostile_suite());
     srunner_add_suite(sr, bmp_gif_suite());
     srunner_add_suite(sr, layers_suite());
+    srunner_add_suite(sr, context_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

@@ -57,7 +57,7 @@ static gpuimg_status walk_folder(gpuimg_ctx *ctx, const char *root, const char *
          * reported, counted as failed, and the rest go on. */
         gpuimg_status st = GPUIMG_OK;
         if (!rel[0]) {
-            st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+            st = gpuimg__fail_errno(ctx, path);
         } else {
             char why[PATH_BUF + 128];
             snprintf(why, sizeof why, "%s: %s (folder skipped)", path, strerror(errno));
@@ -129,7 +129,7 @@ static gpuimg_status check_dirs(gpuimg_ctx *ctx, const gpuimg_batch_options *opt
 {
     struct stat in_sb;
     if (stat(opt->in_dir, &in_sb) != 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", opt->in_dir, strerror(errno));
+        return gpuimg__fail_errno(ctx, opt->in_dir);
     if (!S_ISDIR(in_sb.st_mode))
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: not a folder", opt->in_dir);
     if (stat(opt->out_dir, out_sb) != 0) {

@@ -69,11 +69,8 @@ static int process(cli *c, const char *in, const char *out, gpuimg_step **steps,
     int rc = cli_check_output(c, out, in);
     if (rc >= 0)
         return rc;
-    gpuimg_status st = gpuimg_ctx_expect(c->ctx, steps, nsteps);
-    if (st != GPUIMG_OK)
-        return cli_fail(c, st);
     gpuimg_process_info info;
-    st = gpuimg_process_file(c->ctx, in, out, c->format, steps, nsteps, &info);
+    gpuimg_status st = gpuimg_process_file(c->ctx, in, out, c->format, steps, nsteps, &info);
     if (st == GPUIMG_OK && c->verbose) {
         const char *backend = "?";
         gpuimg_ctx_backend(c->ctx, &backend);

@@ -373,7 +373,7 @@ int cli_open(cli *c)
     }
     gpuimg_status st = gpuimg_ctx_create(&c->cfg, &c->ctx);
     if (st != GPUIMG_OK) {
-        cli_error(c, "%s", gpuimg_strerror(st));
+        cli_error(c, "%s", gpuimg_ctx_error(NULL));
         return cli_exit_code(st);
     }
     return -1;

@@ -268,7 +268,7 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     uint8_t *ignore;
     gpuimg_status st = ignore_map(ctx, o, w, h, &ignore);
     if (st == GPUIMG_OK && diff && (st = gpuimg__image_take(ctx, diff, w, h, 3)) != GPUIMG_OK)
-        gpuimg__fail(ctx, st, "compare: difference image: %s", gpuimg_strerror(st));
+        gpuimg__fail_as(ctx, st, "compare: difference image");
     int depth = gpuimg_image_depth(a);
     /* at 16 bits, the pair at 8, made only for what reads it: a perceptual
      * rule or the picture (a plain comparison reads the 16-bit values alone) */
@@ -277,7 +277,7 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
     if (st == GPUIMG_OK && depth == 16 && perceptual &&
         ((st = gpuimg__image_convert_depth(ctx, a, 8, &a8)) != GPUIMG_OK ||
          (st = gpuimg__image_convert_depth(ctx, b, 8, &b8)) != GPUIMG_OK))
-        gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+        gpuimg__fail_as(ctx, st, "compare");
     if (st == GPUIMG_OK) {
         double max_delta = o->threshold > 0 ? 35215.0 * o->threshold * o->threshold : 0;
         /* the fuzz in 8-bit units for the shift rule's matches at 16 bits */
@@ -322,7 +322,7 @@ static gpuimg_status common_layout(gpuimg_ctx *ctx, const gpuimg_image *img, int
             st = gpuimg__image_convert_depth(ctx, *use, depth, &deep);
         gpuimg_image_free(copy);
         if (st != GPUIMG_OK)
-            return gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+            return gpuimg__fail_as(ctx, st, "compare");
         gpuimg_metadata_free(deep.meta);
         deep.meta = NULL;
         if (deep.channels == want) {
@@ -333,14 +333,14 @@ static gpuimg_status common_layout(gpuimg_ctx *ctx, const gpuimg_image *img, int
         st = gpuimg__image_widen(ctx, &deep, color, alpha, copy);
         gpuimg_image_free(&deep);
         *use = copy;
-        return st == GPUIMG_OK ? st : gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+        return st == GPUIMG_OK ? st : gpuimg__fail_as(ctx, st, "compare");
     }
     if (img->channels == want)
         return gpuimg__image_packed(ctx, img, copy, use);
     memset(copy, 0, sizeof *copy);
     *use = copy;
     gpuimg_status st = gpuimg__image_widen(ctx, img, color, alpha, copy);
-    return st == GPUIMG_OK ? st : gpuimg__fail(ctx, st, "compare: %s", gpuimg_strerror(st));
+    return st == GPUIMG_OK ? st : gpuimg__fail_as(ctx, st, "compare");
 }
 
 gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_image *b,

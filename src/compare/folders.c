@@ -19,9 +19,9 @@
 
 #include "batch/plan.h"
 #include "core/budget.h"
-#include "io/io.h"
 #include "core/pool.h"
 #include "core/utf8.h"
+#include "io/io.h"
 
 #define PATH_BUF GPUIMG__PATH_BUF
 
@@ -237,11 +237,9 @@ static void *worker(void *arg)
 {
     folder_run *run = arg;
     gpuimg_ctx *ctx = NULL;
-    gpuimg_status made = gpuimg_ctx_create(&run->cfg, &ctx);
-    if (made == GPUIMG_OK) {
-        ctx->pool = run->pool; /* lent: own_pool stays 0 */
-        ctx->split_files = 0;  /* each worker has a file of its own */
-    }
+    gpuimg__ctx_share share = {run->pool, NULL, NULL};
+    gpuimg_status made =
+        gpuimg__ctx_worker(&run->cfg, run->cfg.backend, run->cfg.device, &share, &ctx);
     for (;;) {
         size_t i = atomic_fetch_add(&run->next, 1);
         if (i >= run->out->npairs)
@@ -314,7 +312,7 @@ static gpuimg_status write_copy(gpuimg_ctx *ctx, FILE *out, void *user)
 {
     const struct copy *c = user;
     if (c->size > 0 && fwrite(c->data, 1, c->size, out) != c->size)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", c->to, strerror(errno));
+        return gpuimg__fail_errno(ctx, c->to);
     return GPUIMG_OK;
 }
 
@@ -371,9 +369,9 @@ static gpuimg_status update_pair(gpuimg_ctx *ctx, const gpuimg_pair *p, int prun
     }
     if (prune && p->status == GPUIMG_PAIR_MISSING) {
         if (unlink(p->expected) != 0)
-            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->expected, strerror(errno));
+            return gpuimg__fail_errno(ctx, p->expected);
         if (p->mask && unlink(p->mask) != 0 && errno != ENOENT)
-            return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", p->mask, strerror(errno));
+            return gpuimg__fail_errno(ctx, p->mask);
         *done = 1;
     }
     return GPUIMG_OK;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The context: configuration, lazy backend start, error details, timings. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -10,7 +11,6 @@
 
 #include "core/host_buffers.h"
 #include "core/internal.h"
-#include "ops/ops.h"
 #include "core/pool.h"
 #include "core/utf8.h"
 
@@ -53,40 +53,18 @@ static void *pin_in_background(void *arg)
     return NULL;
 }
 
-/* The decoder's first take while the device is being opened: makes the
- * input's buffer (width x height x channels) and the output's (the
- * expected steps' shape) and has them pinned beside the decode. */
-static void prepare_buffers(gpuimg_ctx *ctx, int width, int height, int channels, int depth)
+void gpuimg__ctx_pin_beside(gpuimg_ctx *ctx, size_t in_bytes, size_t out_bytes)
 {
     struct backend_opener *o = ctx->opener;
     gpuimg_host_buffers *hb = gpuimg__ctx_buffers(ctx);
-    if (!hb || ctx->expect_steps == NULL)
+    if (!o || !hb || o->pinning)
         return;
-    int ow = width, oh = height, oc = channels;
-    gpuimg__steps_shape(ctx->expect_steps, ctx->expect_nsteps, &ow, &oh, &oc);
-    ctx->expect_steps = NULL; /* once: for this image only */
-    size_t bytes[OPENER_BUFFERS] = {gpuimg__image_bytes_depth(width, height, channels, depth),
-                                    gpuimg__image_bytes_depth(ow, oh, oc, depth)};
+    size_t bytes[OPENER_BUFFERS] = {in_bytes, out_bytes};
     for (int i = 0; i < OPENER_BUFFERS; i++)
         o->pin[i] = bytes[i] ? gpuimg__buffer_prepare(hb, bytes[i]) : NULL;
     o->pinning = pthread_create(&o->pin_thread, NULL, pin_in_background, o) == 0;
     if (!o->pinning)
         pin_in_background(o); /* no thread: here, in the decode's time */
-}
-
-gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
-                                       int channels, int depth)
-{
-    if (ctx->opener && ctx->expect_steps &&
-        gpuimg__image_bytes_depth(width, height, channels, depth))
-        prepare_buffers(ctx, width, height, channels, depth);
-    return gpuimg__image_take_plain(ctx, img, width, height, channels, depth);
-}
-
-gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
-                                 int channels)
-{
-    return gpuimg__image_take_depth(ctx, img, width, height, channels, 8);
 }
 
 static void join_opener(gpuimg_ctx *ctx, struct backend_opener **result)
@@ -144,6 +122,44 @@ void gpuimg_config_init(gpuimg_config *cfg)
     cfg->max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
 }
 
+/* Why this thread's last gpuimg_ctx_create failed: gpuimg_ctx_error(NULL). */
+static _Thread_local char create_error[160];
+
+__attribute__((format(printf, 2, 3))) static gpuimg_status create_fail(gpuimg_status st,
+                                                                       const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(create_error, sizeof create_error, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* The first field of c that gpuimg_ctx_create refuses, or GPUIMG_OK. */
+static gpuimg_status check_config(const gpuimg_config *c)
+{
+    gpuimg_status usage = GPUIMG_ERR_USAGE;
+    if (c->backend != GPUIMG_BACKEND_AUTO && c->backend != GPUIMG_BACKEND_CPU &&
+        c->backend != GPUIMG_BACKEND_CUDA)
+        return create_fail(usage, "backend %d is not a gpuimg_backend_kind", (int)c->backend);
+    if (c->png_level < 0 || c->png_level > 9)
+        return create_fail(usage, "png_level %d is out of range (0-9)", c->png_level);
+    if (c->jpeg_quality < 1 || c->jpeg_quality > 100)
+        return create_fail(usage, "jpeg_quality %d is out of range (1-100)", c->jpeg_quality);
+    if (c->threads < 0)
+        return create_fail(usage, "threads %d is negative (0: one per core)", c->threads);
+    if (c->device < 0)
+        return create_fail(usage, "device %d is negative", c->device);
+    if (c->depth != 0 && c->depth != 8 && c->depth != 16)
+        return create_fail(usage, "depth %d is not 0, 8 or 16", c->depth);
+    if ((unsigned)c->jpeg_codec > GPUIMG_JPEG_GPU)
+        return create_fail(usage, "jpeg_codec %d is not a gpuimg_jpeg_codec", (int)c->jpeg_codec);
+    /* nvJPEG runs on the CUDA device: asking for it and for the CPU is a contradiction */
+    if (c->jpeg_codec == GPUIMG_JPEG_GPU && c->backend == GPUIMG_BACKEND_CPU)
+        return create_fail(usage, "jpeg_codec GPU needs the CUDA backend, not the CPU's");
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
 {
     *out = NULL;
@@ -152,26 +168,39 @@ gpuimg_status gpuimg_ctx_create(const gpuimg_config *cfg, gpuimg_ctx **out)
         c = *cfg;
     else
         gpuimg_config_init(&c);
-    if (c.backend != GPUIMG_BACKEND_AUTO && c.backend != GPUIMG_BACKEND_CPU &&
-        c.backend != GPUIMG_BACKEND_CUDA)
-        return GPUIMG_ERR_USAGE;
-    if (c.png_level < 0 || c.png_level > 9 || c.jpeg_quality < 1 || c.jpeg_quality > 100 ||
-        c.threads < 0 || c.device < 0 || (c.depth != 0 && c.depth != 8 && c.depth != 16))
-        return GPUIMG_ERR_USAGE;
-    /* nvJPEG runs on the CUDA device: asking for it and for the CPU is a contradiction */
-    if ((unsigned)c.jpeg_codec > GPUIMG_JPEG_GPU ||
-        (c.jpeg_codec == GPUIMG_JPEG_GPU && c.backend == GPUIMG_BACKEND_CPU))
-        return GPUIMG_ERR_USAGE;
+    gpuimg_status st = check_config(&c);
+    if (st != GPUIMG_OK)
+        return st;
     if (c.max_pixels == 0)
         c.max_pixels = GPUIMG_DEFAULT_MAX_PIXELS;
     gpuimg_ctx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
-        return GPUIMG_ERR_NOMEM;
+        return create_fail(GPUIMG_ERR_NOMEM, "out of memory for a context");
     ctx->cfg = c;
     ctx->split_files = 1;
     ctx->reuse_memory = !c.single_image;
     ctx->depth_warned = &ctx->depth_warned_own;
     *out = ctx;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__ctx_worker(const gpuimg_config *cfg, gpuimg_backend_kind backend, int device,
+                                 const gpuimg__ctx_share *share, gpuimg_ctx **out)
+{
+    gpuimg_config c = *cfg;
+    c.backend = backend;
+    c.device = device;
+    gpuimg_status st = gpuimg_ctx_create(&c, out);
+    if (st != GPUIMG_OK)
+        return st;
+    gpuimg_ctx *ctx = *out;
+    /* lent, not owned (own_pool, own_buffers stay 0): the batch frees them */
+    ctx->pool = share->pool;
+    ctx->buffers = share->buffers;
+    ctx->split_files = 0; /* each worker has a file of its own */
+    ctx->reuse_memory = 1;
+    if (share->depth_warned)
+        ctx->depth_warned = share->depth_warned;
     return GPUIMG_OK;
 }
 
@@ -216,7 +245,7 @@ gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx)
 
 const char *gpuimg_ctx_error(const gpuimg_ctx *ctx)
 {
-    return ctx->error;
+    return ctx ? ctx->error : create_error;
 }
 
 void gpuimg_ctx_timings(const gpuimg_ctx *ctx, double ms[GPUIMG_STAGE_COUNT])
@@ -269,6 +298,16 @@ gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, .
     return st;
 }
 
+gpuimg_status gpuimg__fail_as(gpuimg_ctx *ctx, gpuimg_status st, const char *what)
+{
+    return gpuimg__fail(ctx, st, "%s: %s", what, gpuimg_strerror(st));
+}
+
+gpuimg_status gpuimg__fail_errno(gpuimg_ctx *ctx, const char *what)
+{
+    return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", what, strerror(errno));
+}
+
 static void warn_va(gpuimg_ctx *ctx, const char *fmt, va_list ap)
 {
     char text[512], line[512];
@@ -309,7 +348,7 @@ gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char
     const char *detail = ctx->backend ? ctx->backend->message : "";
     if (detail[0])
         return gpuimg__fail(ctx, st, "%s: %s", what, detail);
-    return gpuimg__fail(ctx, st, "%s: %s", what, gpuimg_strerror(st));
+    return gpuimg__fail_as(ctx, st, what);
 }
 
 /* A backend's opening, here or on the opener's thread, made the context's. */
@@ -347,17 +386,13 @@ static gpuimg_status open_backend(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops
     return adopt(ctx, ops, st, be, gpuimg__now_ms() - t0, msg);
 }
 
-gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int nsteps)
+void gpuimg__ctx_expect_work(gpuimg_ctx *ctx, double ns_per_value, gpuimg__shape_fn shape,
+                             const void *what, int count)
 {
-    for (int i = 0; i < nsteps; i++) {
-        gpuimg_status st = gpuimg_step_finish(ctx, steps[i]);
-        if (st != GPUIMG_OK)
-            return st;
-    }
-    ctx->expect_ns = gpuimg__steps_cpu_ns(steps, nsteps); /* as gpuimg_run estimates it */
-    ctx->expect_steps = steps;
-    ctx->expect_nsteps = nsteps;
-    return GPUIMG_OK;
+    ctx->expect_ns = ns_per_value;
+    ctx->expect_shape = shape;
+    ctx->expect_what = what;
+    ctx->expect_count = count;
 }
 
 /* The CPU backend's wall time for work of cpu_ns on one core, spread over
@@ -384,14 +419,14 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height)
     ctx->expect_ns = 0; /* once: for the next image only */
     struct backend_opener *o = device ? calloc(1, sizeof *o) : NULL;
     if (!o) {
-        ctx->expect_steps = NULL;
+        ctx->expect_shape = NULL;
         return; /* then it opens when first needed, as without expect */
     }
     o->ops = gpuimg__cuda_backend();
     o->device = ctx->cfg.device;
     if (pthread_create(&o->thread, NULL, open_in_background, o) != 0) {
         free(o);
-        ctx->expect_steps = NULL;
+        ctx->expect_shape = NULL;
         return;
     }
     ctx->opener = o;

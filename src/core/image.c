@@ -93,6 +93,28 @@ gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int w
     return image_new(ctx, img, width, height, channels, depth);
 }
 
+gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                       int channels, int depth)
+{
+    /* The decoder's first take while the device is being opened for the
+     * expected work: the input's buffer and the output's (the work's
+     * shape) made now and pinned beside the decode, once an image. */
+    size_t in = gpuimg__image_bytes_depth(width, height, channels, depth);
+    if (ctx->opener && ctx->expect_shape && in) {
+        int ow = width, oh = height, oc = channels;
+        ctx->expect_shape(ctx->expect_what, ctx->expect_count, &ow, &oh, &oc);
+        ctx->expect_shape = NULL;
+        gpuimg__ctx_pin_beside(ctx, in, gpuimg__image_bytes_depth(ow, oh, oc, depth));
+    }
+    return image_new(ctx, img, width, height, channels, depth);
+}
+
+gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                 int channels)
+{
+    return gpuimg__image_take_depth(ctx, img, width, height, channels, 8);
+}
+
 void gpuimg_image_wrap(gpuimg_image *img, int width, int height, int channels, uint8_t *data,
                        size_t stride)
 {
@@ -145,7 +167,7 @@ gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpu
     gpuimg_status st = gpuimg__image_take_depth(ctx, copy, img->width, img->height, img->channels,
                                                 gpuimg_image_depth(img));
     if (st != GPUIMG_OK)
-        return gpuimg__fail(ctx, st, "packing a strided image: %s", gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, "packing a strided image");
     for (int y = 0; y < img->height; y++)
         memcpy(copy->data + (size_t)y * row, img->data + (size_t)y * img->stride, row);
     *packed = copy;

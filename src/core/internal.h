@@ -6,10 +6,16 @@
 #include <stdio.h>
 
 #include "core/backend.h"
+#include "core/floor.h"
 #include "gpuimg.h"
 
 #define GPUIMG_MAX_SIDE 65535
 #define GPUIMG_DEFAULT_MAX_PIXELS (UINT64_C(1) << 30)
+
+/* The shape an input of w x h x c becomes, in place, by the work `what`
+ * (count items of it): told to the context by its caller, which knows the
+ * work (the run's steps); the context itself knows no operation. */
+typedef void (*gpuimg__shape_fn)(const void *what, int count, int *w, int *h, int *c);
 
 struct gpuimg_ctx {
     gpuimg_config cfg;
@@ -37,22 +43,34 @@ struct gpuimg_ctx {
      * done with them frees them early (gpuimg__input_release), which lowers
      * the peak by the file's size. NULL for a caller's bytes. */
     uint8_t *input_owned;
-    /* gpuimg_ctx_expect: CPU nanoseconds per value of the expected steps
-     * (0: none), and the device being opened on another thread meanwhile. */
+    /* gpuimg__ctx_expect_work: CPU nanoseconds per value of the expected
+     * work (0: none), and the device being opened on another thread
+     * meanwhile; and the work's output shape, for the buffer the opener's
+     * thread pins (what and count are the caller's until its run). */
     double expect_ns;
     struct backend_opener *opener;
-    /* and the steps themselves, for the shape of the output the opener's
-     * thread pins a buffer for (the caller keeps them until its run). */
-    gpuimg_step *const *expect_steps;
-    int expect_nsteps;
+    gpuimg__shape_fn expect_shape;
+    const void *expect_what;
+    int expect_count;
     /* Set once "16-bit image written at 8 bits" was said: the context's own
      * flag, or its batch's, so that a folder of them warns once. */
     int depth_warned_own;
     int *depth_warned;
 };
 
+/* Work about to be asked of the context (gpuimg_ctx_expect, run/): when a
+ * decoder reads the size of the image it is for (gpuimg__header_read), the
+ * device starts opening on another thread if that work will want it. */
+void gpuimg__ctx_expect_work(gpuimg_ctx *ctx, double ns_per_value, gpuimg__shape_fn shape,
+                             const void *what, int count);
+/* While the device opens on another thread (the expected work's), pins
+ * buffers of these sizes from the context's host buffers on a second
+ * thread: pinning 100 MB costs tens of milliseconds (most of it faulting
+ * in the fresh pages), which would otherwise land in upload and download
+ * (image.c: the decoder's first take). */
+void gpuimg__ctx_pin_beside(gpuimg_ctx *ctx, size_t in_bytes, size_t out_bytes);
 /* Called by every decoder once the header gives the size: starts opening
- * the device when gpuimg_ctx_expect's steps will want it. */
+ * the device when the expected work will want it. */
 void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height);
 /* What every decoder checks from a header before it allocates (image.c):
  * a side over GPUIMG_MAX_SIDE or more pixels than --max-pixels is refused
@@ -60,6 +78,21 @@ void gpuimg__header_read(gpuimg_ctx *ctx, uint64_t width, uint64_t height);
  * passes is announced with gpuimg__header_read. */
 gpuimg_status gpuimg__check_size(gpuimg_ctx *ctx, const char *name, uint64_t width,
                                  uint64_t height);
+
+/* What a batch's or a folder compare's workers share: the pool their
+ * codecs and CPU operations split work over (NULL: a pool of their own,
+ * made on first use), the host buffers (NULL: their own) and the
+ * once-said flag of the 16-bit warning (NULL: their own). */
+typedef struct gpuimg__ctx_share {
+    struct gpuimg_pool *pool;
+    struct gpuimg_host_buffers *buffers;
+    int *depth_warned;
+} gpuimg__ctx_share;
+/* A worker's context: cfg with backend and device as given, sharing
+ * share's parts, each worker with a file of its own (no file split
+ * over the pool) and memory kept for its next file. */
+gpuimg_status gpuimg__ctx_worker(const gpuimg_config *cfg, gpuimg_backend_kind backend, int device,
+                                 const gpuimg__ctx_share *share, gpuimg_ctx **out);
 
 /* The context's pool, made on first use; NULL (work runs on the calling
  * thread) when it cannot be. */
@@ -69,14 +102,6 @@ struct gpuimg_pool *gpuimg__ctx_pool(gpuimg_ctx *ctx);
  * otherwise nothing. */
 void gpuimg__input_release(gpuimg_ctx *ctx, const uint8_t *data);
 
-/* Records the detail of a failure and returns st, so callers can write
- * `return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));`. */
-gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-void gpuimg__warn(gpuimg_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* The same, unless *flag was already set (it is set, atomically, here). */
-void gpuimg__warn_once(gpuimg_ctx *ctx, int *flag, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* Whether a format holds 16-bit values (PNG, PPM/PGM, TIFF). */
 int gpuimg__format_holds_16(gpuimg_format format);
 
@@ -88,11 +113,6 @@ gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
  * a process about 0.25 s. */
 #define GPUIMG_AUTO_CPU_NS 4e8
 gpuimg_status gpuimg__backend_for(gpuimg_ctx *ctx, double cpu_ns, gpuimg_backend **out);
-/* Estimated nanoseconds of one core per channel value of finished steps,
- * the copies in and out of planes included (ops.c). */
-double gpuimg__steps_cpu_ns(gpuimg_step *const *steps, int nsteps);
-/* The shape finished steps turn w x h x c into, in place (ops.c). */
-void gpuimg__steps_shape(gpuimg_step *const *steps, int nsteps, int *w, int *h, int *c);
 /* Copies a backend failure's detail into the context. */
 gpuimg_status gpuimg__backend_fail(gpuimg_ctx *ctx, gpuimg_status st, const char *what);
 
@@ -103,9 +123,6 @@ void gpuimg__parent_folder(const char *path, char *buf, size_t len);
 gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
                                    gpuimg_status (*write)(gpuimg_ctx *ctx, FILE *f, void *user),
                                    void *user);
-
-/* Monotonic milliseconds. */
-double gpuimg__now_ms(void);
 
 /* width * height * channels in size_t, or 0 when it would overflow; the
  * second times the bytes of a value at depth. */
@@ -120,9 +137,9 @@ size_t gpuimg__stride(const gpuimg_image *img);
 struct gpuimg_host_buffers *gpuimg__ctx_buffers(gpuimg_ctx *ctx);
 /* An image for the library to fill, from the context's host buffers:
  * packed rows, contents undefined (every caller writes every byte). The
- * first one while the device is being opened for the expected steps
+ * first one while the device is being opened for the expected work
  * (a decoder's) also has the output's buffer made, both pinned beside the
- * decode (context.c); _plain only takes (image.c). */
+ * decode (gpuimg__ctx_pin_beside); _plain only takes. */
 gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                  int channels);
 /* The same at depth 8 or 16. */
@@ -142,15 +159,11 @@ gpuimg_status gpuimg__image_packed(gpuimg_ctx *ctx, const gpuimg_image *img, gpu
 gpuimg_status gpuimg__image_convert_depth(gpuimg_ctx *ctx, const gpuimg_image *src, int depth,
                                           gpuimg_image *dst);
 
-/* The steps (finished) on resident planes: *cur becomes the result (on
- * failure it is still the caller's to free). Then the planes into a new
- * image from the context's buffers. */
-gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
-                                      gpuimg_step *const *steps, int nsteps, gpuimg_planes *cur);
+/* The planes into a new image from the context's buffers (planes.c). */
 gpuimg_status gpuimg__download(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_planes *cur,
                                gpuimg_image *out);
 
-/* Upload a host image into freshly allocated planes of the backend. */
+/* Upload a host image into freshly allocated planes of the backend (planes.c). */
 gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
                              gpuimg_planes *planes);
 

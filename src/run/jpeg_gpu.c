@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "io/io.h"
-#include "run/jpeg_gpu.h"
 #include "io/metadata.h"
 #include "ops/ops.h"
+#include "run/jpeg_gpu.h"
 
 gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
                                  size_t size, gpuimg__jpeg_file *f, int *eligible)
@@ -155,55 +155,4 @@ gpuimg_status gpuimg__jpeg_decode(gpuimg_ctx *ctx, gpuimg_backend *be, int n,
     free(dst);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
     return st;
-}
-
-gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_planes *cur,
-                                    gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
-                                    gpuimg_format format, int jpeg_device, gpuimg__output *out)
-{
-    memset(out, 0, sizeof *out);
-    gpuimg_status st = gpuimg__steps_on_planes(ctx, be, steps, nsteps, cur);
-    /* JPEG holds 8 bits and no alpha: the device encodes the colour planes
-     * of an 8-bit result; a 16-bit one goes the CPU's way (its warning and
-     * conversion), as does a side over libjpeg's limit (its error). */
-    int c = cur->channels, encode = st == GPUIMG_OK && jpeg_device &&
-                                    format == GPUIMG_FORMAT_JPEG && cur->depth == 8 &&
-                                    cur->width <= 65500 && cur->height <= 65500;
-    if (encode) {
-        double t0 = gpuimg__now_ms();
-        gpuimg_planes colour = *cur;
-        colour.channels = c == 2 ? 1 : c == 4 ? 3 : c;
-        st = be->ops->jpeg_encode(be, &colour, ctx->cfg.jpeg_quality, &out->jpeg, &out->jpeg_len);
-        if (st != GPUIMG_OK)
-            gpuimg__backend_fail(ctx, st, "JPEG encode");
-        out->image.width = cur->width;
-        out->image.height = cur->height;
-        out->image.channels = c;
-        ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
-    } else if (st == GPUIMG_OK) {
-        st = gpuimg__download(ctx, be, cur, &out->image);
-    }
-    be->ops->planes_free(be, cur);
-    if (st == GPUIMG_OK) {
-        out->image.meta = meta;
-    } else {
-        gpuimg_metadata_free(meta);
-        gpuimg__output_free(out);
-    }
-    return st;
-}
-
-gpuimg_status gpuimg__output_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
-                                  const gpuimg__output *out)
-{
-    if (out->jpeg)
-        return gpuimg__save_jpeg_bytes(ctx, path, out->jpeg, out->jpeg_len, &out->image);
-    return gpuimg_save(ctx, path, format, &out->image);
-}
-
-void gpuimg__output_free(gpuimg__output *out)
-{
-    free(out->jpeg);
-    out->jpeg = NULL;
-    gpuimg_image_free(&out->image); /* its metadata too, pixels or not */
 }

@@ -1,8 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The device's JPEG codec in a run (SPEC §4): which files and outputs take
- * it, and the steps between (src/jpeg_gpu.c). gpuimg_process_file and the
- * batch's device stage both go through here, so they choose alike and
- * write the same bytes. */
+ * it, its pieces (jpeg_gpu.c); run/route.c decides where they run. */
 #ifndef GPUIMG_JPEG_GPU_H
 #define GPUIMG_JPEG_GPU_H
 
@@ -43,23 +41,5 @@ int gpuimg__jpeg_device(gpuimg_ctx *ctx, gpuimg_backend *be);
 gpuimg_status gpuimg__jpeg_decode(gpuimg_ctx *ctx, gpuimg_backend *be, int n,
                                   gpuimg__jpeg_file *const *files, gpuimg_planes *planes,
                                   int *refused);
-
-/* A run's result: an image, or a JPEG encoded on the device (jpeg, with
- * image holding its shape and metadata but no pixels). */
-typedef struct gpuimg__output {
-    gpuimg_image image;
-    uint8_t *jpeg;
-    size_t jpeg_len;
-} gpuimg__output;
-
-/* The steps on cur, then the result out of the device: encoded there when
- * format is JPEG and jpeg_device says so (8-bit results), else downloaded.
- * meta becomes the output's (freed on failure). cur is freed either way. */
-gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_planes *cur,
-                                    gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
-                                    gpuimg_format format, int jpeg_device, gpuimg__output *out);
-gpuimg_status gpuimg__output_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
-                                  const gpuimg__output *out);
-void gpuimg__output_free(gpuimg__output *out);
 
 #endif

@@ -1,32 +1,45 @@
 /* SPDX-License-Identifier: MIT */
 /* Runs a list of steps on one image: one upload (interleaved -> planes), the
  * steps on resident planes, one download (planes -> interleaved). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/host_buffers.h"
 #include "io/metadata.h"
 #include "ops/ops.h"
+#include "run/run.h"
 
-gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_image *img,
-                             gpuimg_planes *planes)
+gpuimg_status gpuimg__plan_steps(gpuimg_ctx *ctx, gpuimg_step *const *steps, int nsteps,
+                                 gpuimg__steps_plan *plan)
 {
-    double t0 = gpuimg__now_ms();
-    gpuimg_image copy;
-    const gpuimg_image *packed;
-    gpuimg_status st = gpuimg__image_packed(ctx, img, &copy, &packed);
-    if (st != GPUIMG_OK)
-        return st;
-    /* An image decoded before the device opened (a batch's first ones) is
-     * pinned here, once: its buffer stays pinned for the images after. */
-    if (packed->buffer)
-        gpuimg__buffer_pin(packed->buffer);
-    st = be->ops->planes_alloc(be, planes, img->width, img->height, img->channels,
-                               gpuimg_image_depth(img));
-    if (st == GPUIMG_OK && (st = be->ops->upload(be, packed, planes)) != GPUIMG_OK)
-        be->ops->planes_free(be, planes);
-    gpuimg_image_free(&copy);
-    ctx->stage_ms[GPUIMG_STAGE_UPLOAD] += gpuimg__now_ms() - t0;
-    return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, "upload");
+    for (int i = 0; i < nsteps; i++) {
+        gpuimg_status st = gpuimg_step_finish(ctx, steps[i]);
+        if (st != GPUIMG_OK)
+            return st;
+    }
+    plan->steps = steps;
+    plan->nsteps = nsteps;
+    plan->ns_per_value = gpuimg__steps_cpu_ns(steps, nsteps);
+    return GPUIMG_OK;
+}
+
+static void steps_shape(const void *steps, int nsteps, int *w, int *h, int *c)
+{
+    gpuimg__steps_shape((gpuimg_step *const *)steps, nsteps, w, h, c);
+}
+
+void gpuimg__plan_expect(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan)
+{
+    gpuimg__ctx_expect_work(ctx, plan->ns_per_value, steps_shape, plan->steps, plan->nsteps);
+}
+
+gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int nsteps)
+{
+    gpuimg__steps_plan plan;
+    gpuimg_status st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
+    if (st == GPUIMG_OK)
+        gpuimg__plan_expect(ctx, &plan);
+    return st;
 }
 
 gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
@@ -50,38 +63,12 @@ gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
     return st;
 }
 
-gpuimg_status gpuimg__download(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_planes *cur,
-                               gpuimg_image *out)
-{
-    double t0 = gpuimg__now_ms();
-    gpuimg_status st =
-        gpuimg__image_take_depth(ctx, out, cur->width, cur->height, cur->channels, cur->depth);
-    if (st != GPUIMG_OK)
-        gpuimg__fail(ctx, st, "output image: %s", gpuimg_strerror(st));
-    else if ((st = be->ops->download(be, cur, out)) != GPUIMG_OK) {
-        gpuimg_image_free(out);
-        gpuimg__backend_fail(ctx, st, "download");
-    }
-    ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
-    return st;
-}
-
-/* gpuimg_run, and gpuimg_run_consume when `take` is the input to free. */
-static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_image *take,
-                               gpuimg_step *const *steps, int nsteps, gpuimg_image *out)
+gpuimg_status gpuimg__run_planned(gpuimg_ctx *ctx, gpuimg_backend *be,
+                                  const gpuimg__steps_plan *plan, const gpuimg_image *in,
+                                  gpuimg_image *take, gpuimg_image *out)
 {
     memset(out, 0, sizeof *out);
-    for (int i = 0; i < nsteps; i++) {
-        gpuimg_status st = gpuimg_step_finish(ctx, steps[i]);
-        if (st != GPUIMG_OK)
-            return st;
-    }
-    double values = (double)in->width * in->height * in->channels;
-    double cpu_ns = gpuimg__steps_cpu_ns(steps, nsteps) * values;
-    gpuimg_backend *be;
-    gpuimg_status st = gpuimg__backend_for(ctx, cpu_ns, &be);
-    if (st != GPUIMG_OK)
-        return st;
+    gpuimg_status st;
     gpuimg_planes cur;
     if ((st = gpuimg__upload(ctx, be, in, &cur)) != GPUIMG_OK)
         return st;
@@ -98,7 +85,7 @@ static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_i
             gpuimg__image_discard(take);
     }
 
-    st = gpuimg__steps_on_planes(ctx, be, steps, nsteps, &cur);
+    st = gpuimg__steps_on_planes(ctx, be, plan->steps, plan->nsteps, &cur);
     if (st == GPUIMG_OK && (st = gpuimg__download(ctx, be, &cur, out)) == GPUIMG_OK) {
         if (meta) {
             out->meta = meta; /* the output carries the input's metadata */
@@ -115,6 +102,20 @@ static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_i
     return st;
 }
 
+/* gpuimg_run, and gpuimg_run_consume when `take` is the input to free. */
+static gpuimg_status run_steps(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_image *take,
+                               gpuimg_step *const *steps, int nsteps, gpuimg_image *out)
+{
+    memset(out, 0, sizeof *out);
+    gpuimg__steps_plan plan;
+    gpuimg_backend *be;
+    gpuimg_status st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
+    if (st == GPUIMG_OK)
+        st = gpuimg__backend_for(
+            ctx, plan.ns_per_value * (double)in->width * in->height * in->channels, &be);
+    return st == GPUIMG_OK ? gpuimg__run_planned(ctx, be, &plan, in, take, out) : st;
+}
+
 gpuimg_status gpuimg_run(gpuimg_ctx *ctx, const gpuimg_image *in, gpuimg_step *const *steps,
                          int nsteps, gpuimg_image *out)
 {
@@ -127,4 +128,50 @@ gpuimg_status gpuimg_run_consume(gpuimg_ctx *ctx, gpuimg_image *in, gpuimg_step 
     gpuimg_status st = run_steps(ctx, in, in, steps, nsteps, out);
     gpuimg_image_free(in); /* when the run did not free it already */
     return st;
+}
+
+gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_planes *cur,
+                                    gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
+                                    gpuimg_format format, int jpeg_device, gpuimg__output *out)
+{
+    memset(out, 0, sizeof *out);
+    gpuimg_status st = gpuimg__steps_on_planes(ctx, be, steps, nsteps, cur);
+    int c = cur->channels;
+    if (st == GPUIMG_OK && gpuimg__route_encode(jpeg_device, format, cur)) {
+        double t0 = gpuimg__now_ms();
+        gpuimg_planes colour = *cur;
+        colour.channels = c == 2 ? 1 : c == 4 ? 3 : c;
+        st = be->ops->jpeg_encode(be, &colour, ctx->cfg.jpeg_quality, &out->jpeg, &out->jpeg_len);
+        if (st != GPUIMG_OK)
+            gpuimg__backend_fail(ctx, st, "JPEG encode");
+        out->image.width = cur->width;
+        out->image.height = cur->height;
+        out->image.channels = c;
+        ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+    } else if (st == GPUIMG_OK) {
+        st = gpuimg__download(ctx, be, cur, &out->image);
+    }
+    be->ops->planes_free(be, cur);
+    if (st == GPUIMG_OK) {
+        out->image.meta = meta;
+    } else {
+        gpuimg_metadata_free(meta);
+        gpuimg__output_free(out);
+    }
+    return st;
+}
+
+gpuimg_status gpuimg__output_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
+                                  const gpuimg__output *out)
+{
+    if (out->jpeg)
+        return gpuimg__save_jpeg_bytes(ctx, path, out->jpeg, out->jpeg_len, &out->image);
+    return gpuimg_save(ctx, path, format, &out->image);
+}
+
+void gpuimg__output_free(gpuimg__output *out)
+{
+    free(out->jpeg);
+    out->jpeg = NULL;
+    gpuimg_image_free(&out->image); /* its metadata too, pixels or not */
 }

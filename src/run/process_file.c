@@ -6,12 +6,11 @@
  * out of them encoded by the device when the output is JPEG; elsewhere it
  * is gpuimg_load, gpuimg_run_consume and gpuimg_save. The batch's device
  * stage makes the same choices with the same pieces (jpeg_gpu.h). */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/io.h"
-#include "run/jpeg_gpu.h"
+#include "run/run.h"
 
 static gpuimg_format output_format(const char *out, gpuimg_format format)
 {
@@ -21,12 +20,13 @@ static gpuimg_format output_format(const char *out, gpuimg_format format)
 }
 
 /* The classic way: pixels on the host between the CPU codecs. */
-static gpuimg_status on_host(gpuimg_ctx *ctx, gpuimg_image *src, const char *out,
-                             gpuimg_format format, gpuimg_step *const *steps, int nsteps,
+static gpuimg_status on_host(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg__steps_plan *plan,
+                             gpuimg_image *src, const char *out, gpuimg_format format,
                              gpuimg_process_info *info)
 {
     gpuimg_image dst;
-    gpuimg_status st = gpuimg_run_consume(ctx, src, steps, nsteps, &dst);
+    gpuimg_status st = gpuimg__run_planned(ctx, be, plan, src, src, &dst);
+    gpuimg_image_free(src); /* when the run did not free it already */
     if (st != GPUIMG_OK)
         return st;
     if (info) {
@@ -44,18 +44,20 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
                                   gpuimg_process_info *info)
 {
     const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
-    gpuimg_status st = GPUIMG_OK;
-    for (int i = 0; i < nsteps && st == GPUIMG_OK; i++)
-        st = gpuimg_step_finish(ctx, steps[i]);
+    gpuimg__steps_plan plan;
+    gpuimg_status st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
     uint8_t *data = NULL;
     size_t size = 0;
     if (st != GPUIMG_OK || (st = gpuimg__read_file(ctx, in, &data, &size)) != GPUIMG_OK)
         return st;
+    /* told before the decode reads the size: the device may start opening
+     * on another thread while the CPU decodes */
+    gpuimg__plan_expect(ctx, &plan);
     gpuimg__jpeg_file jf;
     int device_decode = 0;
     gpuimg_image src = {0};
     int w, h, c;
-    if ((st = gpuimg__jpeg_probe(ctx, name, data, size, &jf, &device_decode)) != GPUIMG_OK) {
+    if ((st = gpuimg__route_decode(ctx, -1, name, data, size, &jf, &device_decode)) != GPUIMG_OK) {
         free(data);
         return st;
     }
@@ -75,19 +77,10 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
         memset(info, 0, sizeof *info);
         info->in_width = w, info->in_height = h, info->in_channels = c;
     }
-    /* The backend as gpuimg_run would choose it; --jpeg-codec gpu asks for
-     * the device whatever the image's size. */
-    double cpu_ns = gpuimg__steps_cpu_ns(steps, nsteps) * (double)w * h * c;
-    if (ctx->cfg.jpeg_codec == GPUIMG_JPEG_GPU)
-        cpu_ns = INFINITY;
     gpuimg_backend *be = NULL;
     int dev = 0;
-    /* nvJPEG is set up (about a second on an H100) only for a JPEG to read
-     * or to write */
-    int jpeg = device_decode || output_format(out, format) == GPUIMG_FORMAT_JPEG;
-    if ((st = gpuimg__backend_for(ctx, cpu_ns, &be)) == GPUIMG_OK && jpeg &&
-        (dev = gpuimg__jpeg_device(ctx, be)) < 0)
-        st = GPUIMG_ERR_NO_DEVICE;
+    gpuimg_format out_format = output_format(out, format);
+    st = gpuimg__route_backend(ctx, &plan, (double)w * h * c, device_decode, out_format, &be, &dev);
     if (st != GPUIMG_OK || !dev) {
         gpuimg__jpeg_file_free(&jf);
         if (st == GPUIMG_OK && device_decode) { /* the CPU's codec after all */
@@ -96,7 +89,7 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
         }
         free(data);
         if (st == GPUIMG_OK)
-            return on_host(ctx, &src, out, format, steps, nsteps, info);
+            return on_host(ctx, be, &plan, &src, out, format, info);
         gpuimg_image_free(&src);
         return st;
     }
@@ -130,8 +123,7 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
         return st;
     }
     gpuimg__output res;
-    st = gpuimg__planes_finish(ctx, be, &cur, steps, nsteps, meta, output_format(out, format), 1,
-                               &res);
+    st = gpuimg__planes_finish(ctx, be, &cur, steps, nsteps, meta, out_format, 1, &res);
     if (st == GPUIMG_OK) {
         if (info) {
             info->out_width = res.image.width;

@@ -1,0 +1,440 @@
+/* SPDX-License-Identifier: MIT */
+/* A batch's stages (batch.h): the decoders, the device stage's workers and
+ * their opening, the encode jobs, and the CPU batch's file jobs. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "batch/batch.h"
+#include "core/host_buffers.h"
+#include "io/io.h"
+#include "io/metadata.h"
+
+/* A file's bytes, read (a regular file reached from IN_DIR without a
+ * symbolic link: folder_file.c) and admitted to the memory budget by the
+ * size they decode to. */
+static gpuimg_status read_admitted(gpuimg_ctx *ctx, batch *b, const char *input, item *it,
+                                   uint8_t **data, size_t *size)
+{
+    gpuimg_status st = gpuimg__read_folder_file(ctx, input, strlen(b->opt->in_dir), 1, data, size);
+    if (st != GPUIMG_OK)
+        return st;
+    uint64_t need = gpuimg__decoded_bytes(ctx, *data, *size);
+    if ((st = gpuimg__budget_take(&b->budget, ctx, input, need)) != GPUIMG_OK) {
+        free(*data);
+        *data = NULL;
+        return st;
+    }
+    it->taken = need;
+    return GPUIMG_OK;
+}
+
+/* A decoder's part: the file read, and decoded unless the device's decoder
+ * will take it (a JPEG it may decode, jpeg_gpu.h), whose bytes and
+ * metadata the item keeps instead. */
+static gpuimg_status read_for_device(gpuimg_ctx *ctx, batch *b, const char *input, item *it)
+{
+    uint8_t *data;
+    size_t size;
+    gpuimg_status st = read_admitted(ctx, b, input, it, &data, &size);
+    if (st != GPUIMG_OK)
+        return st;
+    int on_device = 0;
+    if ((st = gpuimg__route_decode(ctx, atomic_load(&b->device_jpeg), input, data, size, &it->jf,
+                                   &on_device)) != GPUIMG_OK)
+        free(data);
+    else if (on_device) {
+        it->bytes = data;
+        it->size = size;
+        it->jf.name = NULL; /* input is this function's; the decode needs no name */
+    } else
+        st = gpuimg__load_owned(ctx, data, size, input, &it->image);
+    return st;
+}
+
+void *gpuimg__decode_worker(void *arg)
+{
+    worker *w = arg;
+    batch *b = w->b;
+    for (;;) {
+        size_t i = atomic_fetch_add(&b->next, 1);
+        if (i >= b->plan.files.n || gpuimg__batch_stopping(b))
+            break;
+        if (b->plan.skip[i]) /* reported as skipped before the start */
+            continue;
+        gpuimg__gate_enter(b);
+        if (gpuimg__batch_stopping(b)) { /* it may have come while this thread waited */
+            gpuimg__gate_leave(b, NULL);
+            break;
+        }
+        item *it = gpuimg__batch_item(b, i);
+        if (!it)
+            continue;
+        char input[PATH_BUF];
+        snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[i]);
+        if (read_for_device(w->ctx, b, input, it) != GPUIMG_OK) {
+            gpuimg__batch_report(b, i, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+            gpuimg__gate_leave(b, it);
+            continue;
+        }
+        if (gpuimg__batch_stopping(b)) { /* stopped while it waited for the budget: not counted */
+            gpuimg__gate_leave(b, it);
+            break;
+        }
+        gpuimg__queue_push(&b->to_device, it);
+    }
+    gpuimg__queue_producer_done(&b->to_device);
+    return NULL;
+}
+
+static void encode_job(gpuimg_task *task);
+
+/* A worker context's stages into the batch's sums (--time). */
+void gpuimg__add_timings(batch *b, const gpuimg_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    double ms[GPUIMG_STAGE_COUNT];
+    gpuimg_ctx_timings(ctx, ms);
+    pthread_mutex_lock(&b->report_lock);
+    for (int s = 0; s < GPUIMG_STAGE_COUNT; s++)
+        b->stage_ms[s] += ms[s];
+    pthread_mutex_unlock(&b->report_lock);
+}
+
+/* One item's run on a device worker, from its planes (cur: decoded there,
+ * or NULL: the item's image, uploaded now), then its encode job queued;
+ * or, without a JPEG codec on the device, gpuimg_run as it always was. */
+static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
+{
+    batch *b = w->b;
+    gpuimg_ctx *ctx = w->ctx;
+    if (atomic_load(&gpuimg__batch_cancelled) || atomic_load(&b->abort)) {
+        if (cur)
+            ctx->backend->ops->planes_free(ctx->backend, cur);
+        gpuimg__gate_leave(b, it); /* cancelled: not started, not counted */
+        return;
+    }
+    gpuimg_status st = GPUIMG_OK;
+    if (!jpeg_device) {
+        gpuimg_image out;
+        st = gpuimg__run_planned(ctx, ctx->backend, &b->steps, &it->image, NULL, &out);
+        gpuimg_image_free(&it->image);
+        it->out.image = out;
+    } else {
+        gpuimg_planes up;
+        gpuimg_metadata *meta;
+        if (cur) {
+            meta = it->jf.meta;
+            it->jf.meta = NULL;
+        } else {
+            st = gpuimg__upload(ctx, ctx->backend, &it->image, &up);
+            cur = &up;
+            meta = it->image.meta;
+            it->image.meta = NULL;
+            gpuimg_image_free(&it->image); /* the upload has finished reading it */
+        }
+        if (st == GPUIMG_OK)
+            st = gpuimg__planes_finish(ctx, ctx->backend, cur, b->steps.steps, b->steps.nsteps,
+                                       meta, gpuimg_format_from_path(b->plan.outputs[it->index]), 1,
+                                       &it->out);
+        else
+            gpuimg_metadata_free(meta);
+    }
+    if (st != GPUIMG_OK) {
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(ctx));
+        gpuimg__gate_leave(b, it);
+        return;
+    }
+    it->task.run = encode_job;
+    gpuimg__pool_job(b->pool, &it->task);
+}
+
+/* Up to JPEG_BATCH items taken together: the JPEGs for the device's
+ * decoder in one call, then each item run in the order taken. A file
+ * nvJPEG refuses is decoded on the CPU here, and one that fails to decode
+ * fails alone (a failure of the device itself fails the group). */
+static void run_group(worker *w, int jpeg_device, item **group, int m)
+{
+    batch *b = w->b;
+    gpuimg__jpeg_file *files[JPEG_BATCH];
+    gpuimg_planes planes[JPEG_BATCH];
+    int refused[JPEG_BATCH], slot[JPEG_BATCH], k = 0;
+    for (int i = 0; i < m; i++) {
+        slot[i] = -1;
+        if (group[i]->bytes && jpeg_device) {
+            slot[i] = k;
+            files[k++] = &group[i]->jf;
+        }
+    }
+    if (atomic_load(&gpuimg__batch_cancelled)) { /* not started, not counted */
+        for (int i = 0; i < m; i++)
+            gpuimg__gate_leave(b, group[i]);
+        return;
+    }
+    gpuimg_status st = GPUIMG_OK;
+    if (k)
+        st = gpuimg__jpeg_decode(w->ctx, w->ctx->backend, k, files, planes, refused);
+    for (int i = 0; i < m; i++) {
+        item *it = group[i];
+        int j = slot[i];
+        if (it->bytes && (j < 0 || st != GPUIMG_OK || refused[j])) {
+            /* the CPU decodes it: no codec on the device, or nvJPEG said no */
+            gpuimg__jpeg_file_free(&it->jf);
+            char input[PATH_BUF];
+            snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[it->index]);
+            gpuimg_status ld = st; /* a device failure fails the group's JPEGs */
+            if (ld == GPUIMG_OK) {
+                ld = gpuimg__load_owned(w->ctx, it->bytes, it->size, input, &it->image);
+                it->bytes = NULL; /* freed by the load */
+            }
+            if (ld != GPUIMG_OK) {
+                gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+                gpuimg__gate_leave(b, it);
+                continue;
+            }
+            j = -1;
+        } else if (it->bytes) {
+            free(it->bytes); /* decoded on the device: now its warnings */
+            it->bytes = NULL;
+            if (it->jf.notes.count) {
+                char input[PATH_BUF];
+                snprintf(input, sizeof input, "%s/%s", b->opt->in_dir,
+                         b->plan.files.rel[it->index]);
+                gpuimg__metadata_tell(w->ctx, input, &it->jf.notes);
+            }
+        }
+        run_item(w, jpeg_device, it, j >= 0 ? &planes[j] : NULL);
+    }
+}
+
+void *gpuimg__device_worker(void *arg)
+{
+    worker *w = arg;
+    batch *b = w->b;
+    gpuimg_backend *be;
+    /* each worker's backend keeps its own nvJPEG states (the handles are shared) */
+    int jpeg_device = atomic_load(&b->device_jpeg) == 1 &&
+                      gpuimg__backend(w->ctx, &be) == GPUIMG_OK &&
+                      gpuimg__jpeg_device(w->ctx, be) == 1;
+    item *it;
+    while ((it = gpuimg__queue_pop(&b->to_device)) != NULL) {
+        item *group[JPEG_BATCH] = {it};
+        int m = 1;
+        while (it->bytes && m < JPEG_BATCH &&
+               (group[m] = gpuimg__queue_take(&b->to_device, 0)) != NULL)
+            m++;
+        run_group(w, jpeg_device, group, m);
+    }
+    return NULL;
+}
+
+static encoder *encoder_take(batch *b)
+{
+    pthread_mutex_lock(&b->encoders_lock);
+    encoder *e = b->idle_encoders;
+    if (e)
+        b->idle_encoders = e->next_idle;
+    pthread_mutex_unlock(&b->encoders_lock);
+    if (e)
+        return e;
+    /* codec work never touches a device; a PNG's chunks are its pieces on
+     * the one pool */
+    gpuimg__ctx_share share = {b->pool, b->buffers, b->depth_warned};
+    if (!(e = calloc(1, sizeof *e)) ||
+        gpuimg__ctx_worker(&b->cfg, GPUIMG_BACKEND_CPU, 0, &share, &e->ctx) != GPUIMG_OK) {
+        free(e);
+        return NULL;
+    }
+    pthread_mutex_lock(&b->encoders_lock);
+    e->next = b->encoders;
+    b->encoders = e;
+    pthread_mutex_unlock(&b->encoders_lock);
+    return e;
+}
+
+static void encoder_give(batch *b, encoder *e)
+{
+    pthread_mutex_lock(&b->encoders_lock);
+    e->next_idle = b->idle_encoders;
+    b->idle_encoders = e;
+    pthread_mutex_unlock(&b->encoders_lock);
+}
+
+/* Writes an item's output with an encoder's context and reports it. */
+static void save_item(batch *b, encoder *e, item *it)
+{
+    const char *out = b->plan.outputs[it->index];
+    char parents[PATH_BUF];
+    snprintf(parents, sizeof parents, "%s", out);
+    if (gpuimg__make_parents(parents) != 0) {
+        char why[PATH_BUF + 64];
+        snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, why);
+    } else if (gpuimg__output_save(e->ctx, out, GPUIMG_FORMAT_NONE, &it->out) != GPUIMG_OK) {
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
+    } else {
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_DONE, NULL);
+    }
+}
+
+/* One file's encode job, on a pool worker. */
+static void encode_job(gpuimg_task *task)
+{
+    item *it = (item *)task;
+    batch *b = it->b;
+    if (atomic_load(&gpuimg__batch_cancelled)) {
+        gpuimg__gate_leave(b, it);
+        return;
+    }
+    encoder *e = encoder_take(b);
+    if (!e) {
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
+    } else {
+        save_item(b, e, it);
+        encoder_give(b, e);
+    }
+    gpuimg__gate_leave(b, it); /* frees the item, and with it this task */
+}
+
+/* ---- the CPU batch: one pool for everything ----
+ *
+ * On the CPU backend the stages above would be three sets of threads, each
+ * of every core, contending. Instead a file is one job on the pool, read,
+ * run and written by one context; the pieces inside it (a PNG's rows and
+ * chunks, an operation's bands) go to the same pool, and idle workers take
+ * them before another file (pool.h). So exactly --jobs threads compute,
+ * and a batch of one large image still spreads over all of them. */
+static void file_job(gpuimg_task *task)
+{
+    item *it = (item *)task;
+    batch *b = it->b;
+    if (gpuimg__batch_stopping(b)) { /* not started: not counted */
+        gpuimg__gate_leave(b, it);
+        return;
+    }
+    encoder *e = encoder_take(b);
+    char input[PATH_BUF];
+    snprintf(input, sizeof input, "%s/%s", b->opt->in_dir, b->plan.files.rel[it->index]);
+    gpuimg_image out;
+    gpuimg_backend *be;
+    uint8_t *data;
+    size_t size;
+    if (!e) {
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
+    } else if (read_admitted(e->ctx, b, input, it, &data, &size) != GPUIMG_OK) {
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
+    } else if (gpuimg__batch_stopping(
+                   b)) { /* stopped while it waited for the budget: not started */
+        free(data);
+    } else if (gpuimg__load_owned(e->ctx, data, size, input, &it->image) != GPUIMG_OK ||
+               gpuimg__backend(e->ctx, &be) != GPUIMG_OK ||
+               gpuimg__run_planned(e->ctx, be, &b->steps, &it->image, &it->image, &out) !=
+                   GPUIMG_OK) {
+        gpuimg_image_free(&it->image);
+        gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
+    } else {
+        gpuimg_image_free(&it->image); /* when the run did not free it already */
+        it->out.image = out;
+        save_item(b, e, it);
+    }
+    if (e)
+        encoder_give(b, e);
+    gpuimg__gate_leave(b, it);
+}
+
+/* Queues every file as a job, in sorted order, as the gate lets it. */
+void gpuimg__feed_pool(batch *b)
+{
+    for (size_t i = 0; i < b->plan.files.n && !gpuimg__batch_stopping(b); i++) {
+        if (b->plan.skip[i])
+            continue;
+        gpuimg__gate_enter(b);
+        item *it = gpuimg__batch_item(b, i);
+        if (!it)
+            continue;
+        it->task.run = file_job;
+        gpuimg__pool_job(b->pool, &it->task);
+    }
+}
+
+static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *backend,
+                                         worker **out, int *count, int jobs)
+{
+    const gpuimg_batch_options *opt = b->opt;
+    int cuda = strcmp(backend, "cuda") == 0;
+    int ndev = !cuda ? 1 : opt->devices ? opt->ndevices : opt->ndevices < 0 ? 64 : 1;
+    int per = cuda ? STREAMS_PER_DEVICE : jobs;
+    worker *ws = calloc((size_t)ndev * (size_t)per, sizeof *ws);
+    if (!ws)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    int n = 0;
+    gpuimg_status st = GPUIMG_OK;
+    for (int d = 0; d < ndev && st == GPUIMG_OK; d++) {
+        int device = !cuda               ? 0
+                     : opt->devices      ? opt->devices[d]
+                     : opt->ndevices < 0 ? d
+                                         : b->cfg.device;
+        /* the buffers before it opens: a CUDA one pins them; the CPU's
+         * operations split over the batch's pool, not one each */
+        gpuimg__ctx_share share = {cuda ? NULL : b->pool, b->buffers, b->depth_warned};
+        for (int k = 0; k < per && st == GPUIMG_OK; k++) {
+            const char *name;
+            if ((st = gpuimg__ctx_worker(&b->cfg, cuda ? GPUIMG_BACKEND_CUDA : GPUIMG_BACKEND_CPU,
+                                         device, &share, &ws[n].ctx)) != GPUIMG_OK) {
+                gpuimg__fail(ctx, st, "batch: cannot create a context: %s", gpuimg_ctx_error(NULL));
+                break;
+            }
+            ws[n].b = b;
+            if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
+                /* "all": the first device that is not there ends the list */
+                if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {
+                    gpuimg_ctx_destroy(ws[n].ctx);
+                    ws[n].ctx = NULL;
+                    st = GPUIMG_OK;
+                    d = ndev;
+                    break;
+                }
+                gpuimg__fail(ctx, st, "batch: device %d: %s", device, gpuimg_ctx_error(ws[n].ctx));
+                gpuimg_ctx_destroy(ws[n].ctx);
+                ws[n].ctx = NULL;
+                break;
+            }
+            n++;
+        }
+    }
+    *out = ws;
+    *count = n;
+    return st;
+}
+
+/* Whether the plan reads JPEG files (inputs 1), or reads or writes any
+ * (inputs 0), by their names. */
+int gpuimg__plan_has_jpeg(const batch *b, int inputs)
+{
+    for (size_t i = 0; i < b->plan.files.n; i++)
+        if (gpuimg_format_from_path(b->plan.files.rel[i]) == GPUIMG_FORMAT_JPEG ||
+            (!inputs && gpuimg_format_from_path(b->plan.outputs[i]) == GPUIMG_FORMAT_JPEG))
+            return 1;
+    return 0;
+}
+
+void *gpuimg__open_devices(void *arg)
+{
+    devices_opening *o = arg;
+    const char *backend; /* auto resolves once, here, with its one notice */
+    o->st = gpuimg_ctx_backend(o->ctx, &backend);
+    if (o->st == GPUIMG_OK)
+        o->st = open_device_workers(o->ctx, o->b, backend, &o->dev, &o->ndev, o->jobs);
+    /* nvJPEG on the first device's first worker says for all (one library);
+     * set up only when a JPEG is read or written (it takes about a second) */
+    int jpeg = 0;
+    if (o->st == GPUIMG_OK && o->ndev > 0 && gpuimg__plan_has_jpeg(o->b, 0) &&
+        (jpeg = gpuimg__jpeg_device(o->dev[0].ctx, o->dev[0].ctx->backend)) < 0)
+        o->st = gpuimg__fail(o->ctx, GPUIMG_ERR_NO_DEVICE, "batch: %s",
+                             gpuimg_ctx_error(o->dev[0].ctx));
+    atomic_store(&o->b->device_jpeg, jpeg > 0);
+    return NULL;
+}
