@@ -3,7 +3,8 @@
 # `make test-install`: installs into a temporary DESTDIR, then, using only
 # what was installed: builds examples/ with pkg-config and runs them against
 # the installed program's output; checks that the man page names every
-# command, operation and option the program's --help lists; and that the
+# command, operation and option the program's --help lists, and that
+# docs/reference.md documents them and every format; and that the
 # bash completion completes commands, options and step names. Removes the
 # folder at the end.
 set -euo pipefail
@@ -47,6 +48,11 @@ done
 for o in $("$gpuimg" --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u); do
     grep -q -- "$(sed 's/-/\\\\-/g' <<<"$o")" "$man" || fail "the man page lacks $o"
 done
+
+# docs/reference.md names every operation, option, command, format and exit
+# code the installed program lists (tests/docs/check_reference.sh)
+bash tests/docs/check_reference.sh "$gpuimg" docs/reference.md ||
+    fail "docs/reference.md lacks what the program lists (above)"
 
 # the completion: commands, options, step names
 complete_line() { # words... -> COMPREPLY, one per line
