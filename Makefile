@@ -7,12 +7,22 @@ BUILD   ?= build
 OPT     ?= -O2 -g
 SAN     ?=
 CFLAGS  += $(OPT) $(SAN) -std=c11 -Wall -Wextra -Werror -MMD -MP
-CPPFLAGS += -Iinclude -Isrc $(shell pkg-config --cflags stb)
+# The libraries' flags from their pkg-config files (each -dev package of
+# install-deps.sh ships one), asked once per make; -lm and -lpthread are
+# the C library's.
+PKGS    = libturbojpeg libjpeg libtiff-4 libwebpmux libwebp libdeflate stb libpng16 zlib
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+CPPFLAGS += -Iinclude -Isrc $(PKG_CFLAGS)
 LDFLAGS += $(SAN)
-LDLIBS  = -lturbojpeg -ljpeg -ltiff -lwebpmux -lwebp -ldeflate -lstb -lpng16 -lz -lm -lpthread
-CHECK_LIBS = $(shell pkg-config --libs check)
+LDLIBS  = $(PKG_LIBS) -lm -lpthread
+CHECK_LIBS := $(shell pkg-config --libs check)
 # `make static`: Debian's static archives by full path, for a binary that
 # runs on another distribution (the GPU machine; see shared/DEVICE.md).
+# Named here, not from `pkg-config --static --libs`: its -l flags would
+# take the shared libraries unless the whole link were static (libc too),
+# and libtiff's private list adds libjpeg.a beside libturbojpeg.a, which
+# already holds the libjpeg API.
 ifeq ($(STATIC),1)
 ARCHIVES = /usr/lib/x86_64-linux-gnu
 LDLIBS  = $(ARCHIVES)/libtiff.a $(ARCHIVES)/libturbojpeg.a $(ARCHIVES)/libwebpmux.a \

@@ -3,6 +3,7 @@
 # Installs gpuimg's build and test dependencies from Debian's packages (used
 # by the README's quick start and by .ci/run). Uses sudo when not root.
 set -eu
+# pkg-config: the Makefile takes each library's flags from its .pc file.
 # clang, libclang-rt-dev (libFuzzer) and valgrind are for the tests only.
 PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev check libsubunit-dev clang libclang-rt-dev valgrind"
 SUDO=""

@@ -132,11 +132,12 @@ __device__ __forceinline__ void conv_taps(float acc[CONV_OUT_Y][4], const float 
 // image and rows start at multiples of 4 values, so the tests are known to
 // pass (x is a multiple of 4; the planes are 256-byte aligned).
 template <typename T>
-__device__ __forceinline__ void store4(uint8_t *dst_bytes, int w, int h, int x, int y,
-                                       const T b[4], bool whole)
+__device__ __forceinline__ void store4(uint8_t *dst_bytes, int w, int h, int x, int y, const T b[4],
+                                       bool whole)
 {
     using Quad = typename std::conditional<
-        sizeof(T) == 1, uint32_t, typename std::conditional<sizeof(T) == 2, uint2, float4>::type>::type;
+        sizeof(T) == 1, uint32_t,
+        typename std::conditional<sizeof(T) == 2, uint2, float4>::type>::type;
     T *dst = reinterpret_cast<T *>(dst_bytes);
     Quad q;
     if constexpr (sizeof(T) == 1)
@@ -335,22 +336,15 @@ static cudaError_t launch_convolve(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, i
     for (int i = n; i < CAP; i++)
         k.w[i] = 0.0f;
     size_t shared = conv_shared_bytes(kc->width, kc->height);
-    // Above 48 KB a kernel must opt in; the attribute belongs to the function
-    // in the current device's context, so it is set at each such launch.
-    if (shared > 48 * 1024) {
-        cudaError_t err = cudaFuncSetAttribute(convolve_kernel<T, CAP, KW, KH>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)shared);
-        if (err != cudaSuccess)
-            return err;
-    }
+    cudaError_t err = smem_opt_in(convolve_kernel<T, CAP, KW, KH>, shared);
+    if (err != cudaSuccess)
+        return err;
     dim3 grid(ceil_div(w, CONV_TILE), ceil_div(h, CONV_TILE));
     for (int c = 0; c < channels; c++) {
         convolve_kernel<T, CAP, KW, KH><<<grid, CONV_THREADS, shared, stream>>>(
             d_src.p[c], d_dst.p[c], w, h, kc->width, kc->height, kc->scale, kc->bias, kc->absolute,
             border, k);
-        cudaError_t err = cudaGetLastError();
-        if (err != cudaSuccess)
+        if ((err = cudaGetLastError()) != cudaSuccess)
             return err;
     }
     return cudaSuccess;

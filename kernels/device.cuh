@@ -119,13 +119,6 @@ __device__ __forceinline__ unsigned long long warp_reduce_sum_u64(unsigned long 
     return v;
 }
 
-__device__ __forceinline__ unsigned int warp_reduce_max_u32(unsigned int v)
-{
-    for (int offset = 16; offset > 0; offset >>= 1)
-        v = max(v, __shfl_down_sync(0xffffffffu, v, offset));
-    return v;
-}
-
 __device__ __forceinline__ double warp_reduce_sum_f64(double v)
 {
     for (int offset = 16; offset > 0; offset >>= 1)
@@ -144,6 +137,20 @@ int gpuimg__grid_for(size_t n, int threads);
 // cuda_backend.cu; 0 if the runtime cannot say).
 int gpuimg__device_sms(void);
 int gpuimg__device_shared_optin(void);
+
+// smem_opt_in: called by a launcher before each launch of `kernel` with
+// `bytes` of dynamic shared memory, on the device it launches on; returns
+// cudaFuncSetAttribute's error, which the launcher returns as its own.
+// Above 48 KB a kernel must opt in (at or below there is nothing to set),
+// and the attribute belongs to the function in the current device's
+// context, so it is set at each launch (batch drives several devices)
+// rather than once per process.
+template <typename K> __host__ cudaError_t smem_opt_in(K *kernel, size_t bytes)
+{
+    if (bytes <= 48 * 1024)
+        return cudaSuccess;
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+}
 
 // Rec.601 luma in integers, SPEC's rounding, at either depth (at 16 bits
 // 1000 x 65535 + 500 < 2^32): arith.h's gpuimg__luma without its uint8_t.
@@ -189,8 +196,7 @@ __device__ __forceinline__ float u8_to_f32(uint32_t word, int k)
 // way: its two bytes become the low mantissa bits of 2^23 (0x4B00vvvv).
 __device__ __forceinline__ float u16_to_f32(uint32_t word, int k)
 {
-    return __int_as_float((int)__byte_perm(word, 0x4B000000u, k ? 0x7432u : 0x7410u)) -
-           8388608.0f;
+    return __int_as_float((int)__byte_perm(word, 0x4B000000u, k ? 0x7432u : 0x7410u)) - 8388608.0f;
 }
 
 // Value k of a 32-bit word holding 4 / sizeof(T) values, as an exact float

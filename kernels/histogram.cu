@@ -67,6 +67,7 @@
 // The values of one plane, 16 bytes per item.
 template <typename T> struct PlaneValues {
     static constexpr int VALS = Vec16<T>::N; // values per item
+    static constexpr int LOADS = 1;          // 16-byte loads per item
     const uint8_t *src;
     struct Item {
         uint4 q;
@@ -98,6 +99,7 @@ template <typename T> struct PlaneValues {
 // The luma of planes 0, 1, 2 (R, G, B), 16 bytes of each per item.
 template <typename T> struct LumaValues {
     static constexpr int VALS = Vec16<T>::N;
+    static constexpr int LOADS = 3;
     const uint8_t *r, *g, *b;
     struct Item {
         uint4 r, g, b;
@@ -196,7 +198,7 @@ static_assert(HIST_THREADS >= 16, "block 0 takes the last n % 16 values, one per
 constexpr int HIST16_THREADS = 1024;
 constexpr int HIST16_WORDS = 65536 / 2; // two 16-bit counters a word
 constexpr size_t HIST16_SHARED = (size_t)HIST16_WORDS * 4;
-constexpr int HIST16_BATCH = 8; // 16-byte loads in flight per thread: 128 KB per SM
+constexpr int HIST16_BATCH = 8;   // 16-byte loads in flight per thread: up to 128 KB per SM
 constexpr int HIST16_SPARSE = 64; // non-zero words up to which a block flushes by atomics
 static_assert(HIST16_THREADS >= 8, "block 0 takes the last n % 8 values, one per thread");
 
@@ -215,7 +217,7 @@ __device__ __noinline__ void carry_out(unsigned int *bins, uint32_t v, unsigned 
     if ((old >> 16) == 0xffffu) // and wrapped it up
         atomicAdd(&counts[v + 1], 65536ull);
     unsigned int back = atomicAdd(&bins[v >> 1], 0xffff0000u); // - 65536: the carry taken out
-    if ((back >> 16) == 0)                                      // which wrapped it down
+    if ((back >> 16) == 0)                                     // which wrapped it down
         atomicAdd(&counts[v + 1], 0ull - 65536ull);
 }
 
@@ -287,16 +289,20 @@ __global__ void __launch_bounds__(HIST16_THREADS, 1)
     for (int i = tid; i < HIST16_WORDS / 4; i += HIST16_THREADS)
         s_packed4[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
+    // HIST16_BATCH loads in flight, whole items: the luma's items are three
+    // loads, so 2 of them (eight would hold 96 registers of loads, over the
+    // 64 that 1024 threads leave each, and spilled about 300 bytes a thread).
+    constexpr int BATCH = HIST16_BATCH / Src::LOADS;
+    static_assert(BATCH >= 1, "at least one item per batch");
     size_t nitems = n / Src::VALS, stride = (size_t)gridDim.x * HIST16_THREADS;
-    for (size_t i = (size_t)blockIdx.x * HIST16_THREADS + tid; i < nitems;
-         i += HIST16_BATCH * stride) {
-        typename Src::Item q[HIST16_BATCH];
+    for (size_t i = (size_t)blockIdx.x * HIST16_THREADS + tid; i < nitems; i += BATCH * stride) {
+        typename Src::Item q[BATCH];
 #pragma unroll
-        for (int u = 0; u < HIST16_BATCH; u++)
+        for (int u = 0; u < BATCH; u++)
             if (i + u * stride < nitems)
                 q[u] = src.load(i + u * stride);
 #pragma unroll
-        for (int u = 0; u < HIST16_BATCH; u++)
+        for (int u = 0; u < BATCH; u++)
             if (i + u * stride < nitems)
                 add_item16(s_packed, src, q[u], __activemask(), lane, counts);
     }
@@ -341,9 +347,8 @@ __global__ void __launch_bounds__(HIST16_THREADS, 1)
 constexpr int REDUCE_THREADS = 256, REDUCE_COLUMNS = 64, REDUCE_GROUPS = 4;
 static_assert(REDUCE_COLUMNS * REDUCE_GROUPS == REDUCE_THREADS, "the block's shape");
 __global__ void __launch_bounds__(REDUCE_THREADS)
-    histogram16_reduce(const unsigned int *__restrict__ partials,
-                       const int *__restrict__ written, int blocks,
-                       unsigned long long *__restrict__ all_counts)
+    histogram16_reduce(const unsigned int *__restrict__ partials, const int *__restrict__ written,
+                       int blocks, unsigned long long *__restrict__ all_counts)
 {
     constexpr int Q = HIST16_WORDS / 4; // uint4 per partial
     const int col = threadIdx.x % REDUCE_COLUMNS, grp = threadIdx.x / REDUCE_COLUMNS;
@@ -423,8 +428,6 @@ static cudaError_t launch_histogram16(gpuimg_dplanes planes, int nplanes, size_t
                                       unsigned long long *d_counts, void *d_scratch,
                                       cudaStream_t stream);
 
-
-
 // One launch of the kernels above for `nplanes` sets of counts.
 template <typename Src, typename T>
 static cudaError_t launch_histogram(gpuimg_dplanes planes, int nplanes, size_t n,
@@ -458,8 +461,7 @@ static cudaError_t launch_histogram16(gpuimg_dplanes planes, int nplanes, size_t
     if (!d_scratch)
         return cudaErrorInvalidValue;
     int blocks = blocks16(nplanes, nitems);
-    cudaError_t err = cudaFuncSetAttribute(
-        histogram16_kernel<Src>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)HIST16_SHARED);
+    cudaError_t err = smem_opt_in(histogram16_kernel<Src>, HIST16_SHARED);
     if (err != cudaSuccess)
         return err;
     // The partials, then one flag per block.

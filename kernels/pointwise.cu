@@ -416,9 +416,7 @@ static cudaError_t run_table_map(const Map &map, const uint8_t *d_lut, size_t n,
                 <<<gpuimg__grid_for(nvec, MAP_THREADS), MAP_THREADS, 0, stream>>>(map, d_lut, n);
             return cudaGetLastError();
         }
-        cudaError_t err = cudaFuncSetAttribute(table_map_kernel<T, Map, true, MAP16_THREADS>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               (int)TABLE);
+        cudaError_t err = smem_opt_in(table_map_kernel<T, Map, true, MAP16_THREADS>, TABLE);
         if (err != cudaSuccess)
             return err;
         // One block per SM (each copies the table once), none idle on a

@@ -404,7 +404,7 @@ __global__ void __launch_bounds__(FUSED_THREADS, 4)
     const float2 *col = reinterpret_cast<const float2 *>(s_mid + o0 * FUSED_TILE) + lane;
     if (R > 0) {
         // Input row q reaches output i through tap q - i, when that is a tap:
-    // each output takes its taps in order, from the first.
+        // each output takes its taps in order, from the first.
 #pragma unroll
         for (int q = 0; q < 2 * R + FUSED_COL_OUT; q++) {
             float2 m = col[q * (FUSED_TILE / 2)];
@@ -472,15 +472,9 @@ static cudaError_t launch_fused(const uint8_t *d_src, uint8_t *d_dst, const Taps
                                 cudaStream_t stream)
 {
     size_t shared = fused_shared_bytes(radius);
-    // Above 48 KB a kernel must opt in. The attribute belongs to the
-    // function in the current device's context, so it is set at each launch
-    // (batch drives several devices) rather than once per process.
-    if (shared > 48 * 1024) {
-        cudaError_t err = cudaFuncSetAttribute(
-            fused_kernel<T, Finish, R>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
-        if (err != cudaSuccess)
-            return err;
-    }
+    cudaError_t err = smem_opt_in(fused_kernel<T, Finish, R>, shared);
+    if (err != cudaSuccess)
+        return err;
     dim3 grid(ceil_div(w, FUSED_TILE), ceil_div(h, FUSED_TILE));
     fused_kernel<T, Finish, R>
         <<<grid, FUSED_THREADS, shared, stream>>>(d_src, d_dst, w, h, radius, border, t, finish);

@@ -150,9 +150,8 @@ __device__ __forceinline__ double exact_pair(unsigned int x, unsigned int y)
 // side, fused in that order. pair_value(x, y) turns two of the row's values
 // into the double their sum stands for (MeanPair or MomentPair, below).
 template <typename PairValue>
-__device__ __forceinline__ void symmetric_sums(const unsigned int v[SSIM_SPAN],
-                                               const SsimParams &p, PairValue pair_value,
-                                               double s[SSIM_GROUP])
+__device__ __forceinline__ void symmetric_sums(const unsigned int v[SSIM_SPAN], const SsimParams &p,
+                                               PairValue pair_value, double s[SSIM_GROUP])
 {
 #pragma unroll
     for (int k = 0; k < SSIM_GROUP; k++) {
@@ -392,9 +391,9 @@ __global__ void __launch_bounds__(SSIM_THREADS, 4)
     }
 }
 
-template <typename T> static cudaError_t launch_ssim(const uint8_t *d_a, const uint8_t *d_b,
-                                                     const uint8_t *d_ignore, int w, int h,
-                                                     double *d_ssim_sum, cudaStream_t stream)
+template <typename T>
+static cudaError_t launch_ssim(const uint8_t *d_a, const uint8_t *d_b, const uint8_t *d_ignore,
+                               int w, int h, double *d_ssim_sum, cudaStream_t stream)
 {
     using B = SsimBits<T>;
     SsimParams p;
@@ -414,18 +413,13 @@ template <typename T> static cudaError_t launch_ssim(const uint8_t *d_a, const u
     p.sq_offset = B::SQ_OFFSET * pairs * taps;
     p.k_den2 = c1 + c2 - 2 * p.sq_offset;
     p.k_num2 = c2 - 2 * p.sq_offset;
-    // Above 48 KB a kernel must opt in; the attribute belongs to the function
-    // in the current device's context, so it is set at each launch.
     constexpr size_t shared = ssim_shared<T>();
-    static_assert(shared > 48 * 1024, "drop the opt-in if the tile shrinks");
-    cudaError_t err = cudaFuncSetAttribute(ssim_kernel<T>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+    cudaError_t err = smem_opt_in(ssim_kernel<T>, shared);
     if (err != cudaSuccess)
         return err;
     dim3 grid(ceil_div(w - 2 * SSIM_RADIUS, SSIM_TILE_W),
               ceil_div(h - 2 * SSIM_RADIUS, SSIM_TILE_H));
-    ssim_kernel<T><<<grid, SSIM_THREADS, shared, stream>>>(d_a, d_b, d_ignore, w, h, d_ssim_sum,
-                                                           p);
+    ssim_kernel<T><<<grid, SSIM_THREADS, shared, stream>>>(d_a, d_b, d_ignore, w, h, d_ssim_sum, p);
     return cudaGetLastError();
 }
 

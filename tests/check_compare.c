@@ -390,9 +390,33 @@ START_TEST(usage_errors)
 }
 END_TEST
 
-/* SIGTERM at any moment of --update: every golden is whole (its old bytes
- * or the actual's), and no temporary file is left. The delays only pick
- * moments; the property holds at every one. */
+/* Polls until the file at path is another inode than `ino` (--update
+ * writes a temporary and renames it over the golden), or the child has
+ * exited (not reaped: the test still signals and waits for it), or 60 s
+ * have passed: the safety net. Returns 1 when the file was replaced. */
+static int wait_replaced(const char *path, ino_t ino, pid_t pid)
+{
+    const struct timespec step = {0, 100 * 1000};
+    for (long i = 0; i < 600000; i++) {
+        struct stat sb;
+        if (stat(path, &sb) == 0 && sb.st_ino != ino)
+            return 1;
+        siginfo_t si;
+        si.si_pid = 0;
+        if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+            return 0;
+        nanosleep(&step, NULL);
+    }
+    return 0;
+}
+
+/* SIGTERM at moments of --update: every golden is whole (its old bytes or
+ * the actual's), and no temporary file is left. The moments: at once
+ * (before the program's handlers or during the comparison), and just
+ * after golden pK was replaced, the program then writing the next ones;
+ * the folder says when (wait_replaced). The goldens are old again before
+ * each. The property holds at every moment; these make sure some fall
+ * amid the writes, however fast or loaded the machine. */
 START_TEST(interrupted_update_leaves_goldens_whole)
 {
     char exp[512], act[512];
@@ -404,12 +428,25 @@ START_TEST(interrupted_update_leaves_goldens_whole)
     for (int i = 0; i < PAIRS; i++) {
         char name[64];
         snprintf(name, sizeof name, "p%02d.png", i);
-        put(exp, name, UI);
         put(act, name, i % 2 ? "inputs/ui_96x64_rgb_recolor.png" : "inputs/photo_257x131_rgb.png");
     }
     size_t old_len;
     char *old = tu_read_file(tu_golden(UI), &old_len);
-    for (int delay_us = 0; delay_us <= 40000; delay_us += 4000) {
+    static const int after[] = {-1, 0, 9, 19, 29}; /* -1: at once */
+    for (size_t m = 0; m < sizeof after / sizeof after[0]; m++) {
+        char watched[600];
+        ino_t ino = 0;
+        for (int i = 0; i < PAIRS; i++) {
+            char name[64];
+            snprintf(name, sizeof name, "p%02d.png", i);
+            put(exp, name, UI);
+        }
+        if (after[m] >= 0) {
+            snprintf(watched, sizeof watched, "%s/p%02d.png", exp, after[m]);
+            struct stat sb;
+            ck_assert_int_eq(stat(watched, &sb), 0);
+            ino = sb.st_ino;
+        }
         /* Check's runner handles SIGTERM by signalling its whole process
          * group; a child signalled before its exec would still run that
          * handler: it takes the default one first, with SIGTERM held. */
@@ -429,8 +466,8 @@ START_TEST(interrupted_update_leaves_goldens_whole)
         }
         sigprocmask(SIG_SETMASK, &before, NULL);
         ck_assert_int_ge(pid, 0);
-        struct timespec pause = {0, (long)delay_us * 1000};
-        nanosleep(&pause, NULL);
+        if (after[m] >= 0)
+            ck_assert_msg(wait_replaced(watched, ino, pid), "%s was never replaced", watched);
         kill(pid, SIGTERM);
         int status;
         waitpid(pid, &status, 0);
