@@ -17,6 +17,7 @@
 #include "core/internal.h"
 #include "io/formats.h"
 #include "io/metadata.h"
+#include "io/walk_tiff.h"
 
 /* Profiles larger than this are refused (the largest real ones, CMYK
  * device links, are a few MB). */
@@ -60,15 +61,15 @@ gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m)
 
 /* ---- EXIF: the TIFF structure, IFD0's Orientation (tag 0x0112) ---- */
 
+/* EXIF's fields in its own byte order, ICC's big-endian (le 0). */
 static unsigned get16(const uint8_t *p, int le)
 {
-    return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | p[1];
+    return gpuimg__tiff_get16(p, le);
 }
 
 static uint32_t get32(const uint8_t *p, int le)
 {
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return gpuimg__tiff_get32(p, le);
 }
 
 /* The Orientation entry's value field in exif, or NULL: 0 and *malformed
@@ -76,20 +77,14 @@ static uint32_t get32(const uint8_t *p, int le)
 static uint8_t *orientation_entry(uint8_t *exif, size_t n, int *le, int *malformed)
 {
     *malformed = 1;
-    if (n < 8 || !((exif[0] == 'I' && exif[1] == 'I') || (exif[0] == 'M' && exif[1] == 'M')))
-        return NULL;
-    *le = exif[0] == 'I';
-    if (get16(exif + 2, *le) != 42)
-        return NULL;
-    uint32_t ifd = get32(exif + 4, *le);
-    if (ifd < 8 || ifd > n - 2)
-        return NULL;
-    unsigned count = get16(exif + ifd, *le);
-    if ((size_t)count * 12 > n - ifd - 2)
+    uint64_t at;
+    gpuimg__tiff_ifd ifd;
+    if (!gpuimg__tiff_header(exif, n, le, &at) || !gpuimg__tiff_ifd_at(exif, n, at, *le, &ifd) ||
+        ifd.inside < ifd.count)
         return NULL;
     *malformed = 0;
-    for (unsigned i = 0; i < count; i++) {
-        uint8_t *e = exif + ifd + 2 + 12 * (size_t)i;
+    for (unsigned i = 0; i < ifd.count; i++) {
+        uint8_t *e = exif + (ifd.entries - exif) + 12 * (size_t)i;
         if (get16(e, *le) == 0x0112) {
             /* SHORT, count 1: the value sits in the entry's first two bytes */
             if (get16(e + 2, *le) != 3 || get32(e + 4, *le) != 1) {
