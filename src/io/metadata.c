@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* An image's metadata (SPEC §2): the ICC colour profile, EXIF and XMP read
- * from PNG (iCCP, eXIf, iTXt XML:com.adobe.xmp) and JPEG (APP2
- * ICC_PROFILE, APP1 Exif, APP1 XMP), the EXIF Orientation applied to the
- * pixels, and what goes back into an output.
+/* An image's metadata (SPEC §2): the ICC colour profile, EXIF and XMP as
+ * each format's row reads them (its meta_read: PNG's iCCP, eXIf and iTXt
+ * XML:com.adobe.xmp, JPEG's APP2 ICC_PROFILE and APP1 Exif and XMP, WebP's
+ * chunks), the EXIF Orientation applied to the pixels, and what goes back
+ * into an output.
  *
  * These are untrusted bytes, read by hand: every offset is checked against
  * the block it points into, a block that does not parse is dropped with a
  * warning (its image still loads), and nothing here can fail a load but
- * memory. The decoders have validated the files' structure already (CRCs,
- * markers), so this walk only has to find its blocks. */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
+ * memory. */
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,14 +288,6 @@ gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name,
     if (st == GPUIMG_OK)
         gpuimg__metadata_tell(ctx, name, &notes);
     return st;
-}
-
-gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, const gpuimg__format *format,
-                                    const uint8_t *data, size_t size, gpuimg_image *img)
-{
-    gpuimg_metadata *m;
-    gpuimg_status st = gpuimg__metadata_parse(ctx, name, format, data, size, &m);
-    return st != GPUIMG_OK || !m ? st : gpuimg__metadata_attach(ctx, name, m, img);
 }
 
 gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_metadata *m,

@@ -50,13 +50,6 @@ void gpuimg__metadata_tell(gpuimg_ctx *ctx, const char *name, const gpuimg__meta
 gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name,
                                      const gpuimg__format *format, const uint8_t *data, size_t size,
                                      gpuimg_metadata **out);
-/* After a PNG, JPEG or WebP decode: the file's profile, EXIF and XMP
- * into img->meta, and its pixels turned upright as the EXIF Orientation
- * says unless --no-auto-orient. A block that does not parse is dropped with
- * a warning; only memory fails it. */
-gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, const gpuimg__format *format,
-                                    const uint8_t *data, size_t size, gpuimg_image *img);
-
 /* EXIF orientation o (1-8) as pixel moves: the one table of the host's
  * orient() and the device's (run/jpeg_gpu.c). The host takes each output
  * pixel from the source at its coordinates, swapped (swap), then
@@ -70,8 +63,9 @@ typedef struct gpuimg__orientation {
 extern const gpuimg__orientation gpuimg__orientations[9];
 
 /* Gives img the metadata m (its own from now on) and turns the pixels
- * upright as m->orientation says unless --no-auto-orient (the TIFF reader,
- * whose tags libtiff reads, calls it; the others through _read). */
+ * upright as m->orientation says unless --no-auto-orient (the loader, after
+ * the decoder, with what its row's meta_read found; the TIFF reader, whose
+ * tags libtiff reads, itself). */
 gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_metadata *m,
                                       gpuimg_image *img);
 
