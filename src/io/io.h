@@ -37,8 +37,6 @@ gpuimg_status gpuimg__read_folder_file(gpuimg_ctx *ctx, const char *path, size_t
 gpuimg_status gpuimg__load_owned(gpuimg_ctx *ctx, uint8_t *data, size_t size, const char *name,
                                  gpuimg_image *out);
 
-/* TIFF (io_tiff.c): "II*\0" or "MM\0*"; its probe reads the tags alone. */
-int gpuimg__is_tiff(const uint8_t *data, size_t size);
 gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
 gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,

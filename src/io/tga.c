@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* TGA through stb_image (io_stb_image.c: its only decoder in the
+/* TGA through stb_image (stb_image.c: its only decoder in the
  * program); BMP and TGA written through stb_image_write (Debian's libstb).
- * BMP and GIF are read by io_bmp.c and io_gif.c.
+ * BMP and GIF are read by bmp.c and gif.c.
  *
  * Before stb sees a file, its header is checked here against the format's
  * own rules and against the file's size: the sides and --max-pixels, the

@@ -27,7 +27,7 @@
 #include "io/io.h"
 #include "io/metadata.h"
 
-int gpuimg__is_tiff(const uint8_t *d, size_t n)
+static int is_tiff(const uint8_t *d, size_t n)
 {
     return n >= 4 && ((d[0] == 'I' && d[1] == 'I' && d[2] == 42 && d[3] == 0) ||
                       (d[0] == 'M' && d[1] == 'M' && d[2] == 0 && d[3] == 42));
@@ -631,7 +631,7 @@ const gpuimg__format gpuimg__format_tiff = {
     .name = "tiff",
     .extensions = {{"tif", GPUIMG_FORMAT_TIFF}, {"tiff", GPUIMG_FORMAT_TIFF}},
     .holds_16 = 1,
-    .sniff = gpuimg__is_tiff,
+    .sniff = is_tiff,
     .probe = probe,
     .decode = gpuimg__decode_tiff,
     .encode = gpuimg__encode_tiff,
