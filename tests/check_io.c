@@ -3,6 +3,7 @@
  * and every kind of bad input mapped to its status before any pixel is
  * trusted; failed writes leave nothing behind. */
 #define _GNU_SOURCE /* memmem */
+#include <ctype.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "io/formats.h"
 #include "testutil.h"
 
 static void save_ok(gpuimg_ctx *ctx, const char *path, const gpuimg_image *img)
@@ -472,6 +474,105 @@ START_TEST(format_names)
 }
 END_TEST
 
+/* The text of help between from and to, lower-cased, or "" when absent. */
+static void help_between(const char *help, const char *from, const char *to, char *out, size_t cap)
+{
+    const char *a = strstr(help, from), *b = a ? strstr(a, to) : NULL;
+    size_t n = a && b ? (size_t)(b - a) : 0;
+    n = n < cap - 1 ? n : cap - 1;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (char)tolower((unsigned char)a[i]);
+    out[n] = '\0';
+}
+
+/* Every row of the format table: its extensions map back to it (any case)
+ * and to what it writes; a read-only row is written as a format some row
+ * writes; every writable extension round-trips a small image through
+ * gpuimg_save, and what was written is recognised as the row's by sniff,
+ * read by its probe at its size and loaded back at it; the format lists,
+ * 16-bit holding and the help text's format sentences agree with the
+ * rows. */
+START_TEST(format_table)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    char *help = NULL, *err = NULL;
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "--help", NULL}, NULL, &help, &err), 0);
+    char strip[256], depth[256];
+    help_between(help, "EXIF and XMP go into", "outputs)", strip, sizeof strip);
+    help_between(help, "v * 257;", "hold 8 bits", depth, sizeof depth);
+    ck_assert(strip[0] && depth[0]);
+    int rows = 0;
+    for (const gpuimg__format *const *f = gpuimg__formats; *f; f++, rows++) {
+        const gpuimg__format *r = *f;
+        ck_assert_msg(r->name && r->sniff && r->probe && r->decode, "row %d incomplete", rows);
+        ck_assert_msg(r->extensions[0].name, "%s: no extension", r->name);
+        int writes = 0, reads_only = 0;
+        for (size_t k = 0; k < 3 && r->extensions[k].name; k++) {
+            const gpuimg__extension *e = &r->extensions[k], *found = NULL;
+            char upper[16], path[64];
+            for (size_t i = 0; i <= strlen(e->name); i++)
+                upper[i] = (char)toupper((unsigned char)e->name[i]);
+            ck_assert_ptr_eq(gpuimg__format_of_extension(upper, &found), r);
+            ck_assert_ptr_eq(found, e);
+            snprintf(path, sizeof path, "d/x.%s", e->name);
+            ck_assert(gpuimg_is_image_path(path));
+            ck_assert_int_eq(gpuimg_format_from_path(path), e->writes);
+            ck_assert(strstr(gpuimg_format_read_list(), e->name));
+            if (e->writes == GPUIMG_FORMAT_NONE) {
+                reads_only = 1;
+                ck_assert_int_eq(gpuimg_format_written_for(path), r->written_as);
+                ck_assert_msg(gpuimg__format_writing(r->written_as, NULL), "%s: written as %d",
+                              r->name, r->written_as);
+                continue;
+            }
+            writes = 1;
+            ck_assert_ptr_eq(gpuimg__format_writing(e->writes, NULL), r);
+            ck_assert(strstr(gpuimg_format_list(), e->name));
+            ck_assert_int_eq(gpuimg__format_holds_16(e->writes), r->holds_16);
+            /* a small image through the writer, and back */
+            snprintf(path, sizeof path, "%s/table.%s", tu_tmpdir(), e->name);
+            gpuimg_image img, back;
+            tu_random_image(&img, 7, 5, 3, (unsigned)rows * 31 + (unsigned)k);
+            ck_assert_msg(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img) == GPUIMG_OK, "%s: %s",
+                          path, gpuimg_ctx_error(ctx));
+            size_t len;
+            char *bytes = tu_read_file(path, &len);
+            ck_assert_ptr_eq(gpuimg__sniff((const uint8_t *)bytes, len), r);
+            gpuimg_file_info info;
+            ck_assert_msg(gpuimg_probe_memory(ctx, bytes, len, path, &info) == GPUIMG_OK, "%s: %s",
+                          path, gpuimg_ctx_error(ctx));
+            ck_assert_str_eq(info.format, r->name);
+            ck_assert_int_eq(info.width, 7);
+            ck_assert_int_eq(info.height, 5);
+            ck_assert_msg(gpuimg_load_memory(ctx, bytes, len, path, &back) == GPUIMG_OK, "%s: %s",
+                          path, gpuimg_ctx_error(ctx));
+            ck_assert_int_eq(back.width, 7);
+            ck_assert_int_eq(back.height, 5);
+            gpuimg_image_free(&back);
+            gpuimg_image_free(&img);
+            free(bytes);
+            unlink(path);
+        }
+        ck_assert_msg(!writes == !r->encode,
+                      "%s: an encoder without a written extension, or "
+                      "the reverse",
+                      r->name);
+        ck_assert_msg(reads_only == (r->written_as != GPUIMG_FORMAT_NONE),
+                      "%s: written_as set without a read-only extension, or the reverse", r->name);
+        /* --help's --strip and --depth sentences name the rows that carry
+         * metadata and the written ones that hold only 8 bits */
+        ck_assert_msg(!!strstr(strip, r->name) == (r->meta_write && writes),
+                      "%s: help says metadata goes into '%s'", r->name, strip);
+        ck_assert_msg(!!strstr(depth, r->name) == (writes && !r->holds_16),
+                      "%s: help says '%s' hold 8 bits", r->name, depth);
+    }
+    ck_assert_int_ge(rows, 9);
+    free(help);
+    free(err);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(backend_kinds)
 {
     static const char *const names[] = {"auto", "cpu", "cuda"};
@@ -510,6 +611,7 @@ Suite *io_suite(void)
     tcase_add_test(tc, foreign_files);
     tcase_add_test(tc, pnm_conversions);
     tcase_add_test(tc, format_names);
+    tcase_add_test(tc, format_table);
     suite_add_tcase(s, tc);
     return s;
 }

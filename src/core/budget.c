@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "core/budget.h"
-#include "io/io.h"
 
 /* A container's memory limit (cgroup v2, else v1), or 0 when none is set. */
 static uint64_t cgroup_limit(void)
@@ -49,16 +48,6 @@ void gpuimg__budget_destroy(gpuimg__budget *b)
 {
     pthread_mutex_destroy(&b->lock);
     pthread_cond_destroy(&b->room);
-}
-
-uint64_t gpuimg__decoded_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t size)
-{
-    gpuimg_file_info info;
-    if (!gpuimg__probe_header(ctx, data, size, &info))
-        return 0; /* the decoder says why */
-    int depth = ctx->cfg.depth ? ctx->cfg.depth : info.depth > 8 ? 16 : 8;
-    return (uint64_t)info.stored_width * (uint64_t)info.stored_height *
-           (uint64_t)(info.channels > 0 ? info.channels : 4) * (uint64_t)(depth / 8);
 }
 
 static double mib(uint64_t bytes)

@@ -3,7 +3,8 @@
  * admitted by their decoded size, so that a folder of decompression bombs
  * (a 1 MB PNG of 32768 x 32768 zeros decodes to 1-4 GiB) is taken one at a
  * time instead of one per core, and an image that alone exceeds the budget
- * is refused before it is decoded (SPEC §5, §7; gpuimg_config.memory_budget). */
+ * is refused before it is decoded (SPEC §5, §7; gpuimg_config.memory_budget).
+ * What an image needs is io/io.h's gpuimg__decoded_bytes. */
 #ifndef GPUIMG_BUDGET_H
 #define GPUIMG_BUDGET_H
 
@@ -22,12 +23,6 @@ typedef struct gpuimg__budget {
 uint64_t gpuimg__budget_of(const gpuimg_config *cfg);
 void gpuimg__budget_init(gpuimg__budget *b, uint64_t limit);
 void gpuimg__budget_destroy(gpuimg__budget *b);
-
-/* The bytes the image whose file is data decodes to, from its header
- * (gpuimg_probe_memory): width x height x channels x bytes per value at
- * the depth ctx loads it; 0 when the header cannot be read (the decoder
- * then says why). */
-uint64_t gpuimg__decoded_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t size);
 
 /* Takes need bytes of b, waiting while the images admitted before hold too
  * much of it (one image is always admitted when nothing else is held);

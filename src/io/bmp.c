@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/formats.h"
 #include "io/io.h"
 
 enum { BI_RGB = 0, BI_RLE8 = 1, BI_RLE4 = 2, BI_BITFIELDS = 3, BI_ALPHABITFIELDS = 6 };
@@ -213,8 +214,8 @@ static gpuimg_status parse(gpuimg_ctx *ctx, const char *name, const uint8_t *p, 
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__probe_bmp(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
-                                gpuimg_file_info *out)
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                           gpuimg_file_info *out)
 {
     struct bmp b;
     gpuimg_status st = parse(ctx, name, data, size, &b);
@@ -456,8 +457,8 @@ static gpuimg_status decode_rle(gpuimg_ctx *ctx, const char *name, const uint8_t
     return rle_walk(ctx, name, &r); /* checked already: it paints and succeeds */
 }
 
-gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg_image *out)
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                            gpuimg_image *out)
 {
     struct bmp b;
     gpuimg_status st = parse(ctx, name, data, size, &b);
@@ -469,3 +470,19 @@ gpuimg_status gpuimg__decode_bmp(gpuimg_ctx *ctx, const uint8_t *data, size_t si
         return decode_rle(ctx, name, data, size, &b, out);
     return decode_rows(ctx, name, data, size, &b, out);
 }
+
+static int is_bmp(const uint8_t *p, size_t n)
+{
+    return n >= 2 && p[0] == 'B' && p[1] == 'M';
+}
+
+const gpuimg__format gpuimg__format_bmp = {
+    .name = "bmp",
+    .extensions = {{"bmp", GPUIMG_FORMAT_BMP}},
+    .sniff = is_bmp,
+    .probe = probe,
+    .stream_size = gpuimg__stream_size_of_header,
+    .decode = decode,
+    .encode = gpuimg__encode_stb,
+    .encode_max_bytes = GPUIMG__STB_WRITE_MAX,
+};

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/formats.h"
 #include "io/io.h"
 
 #define LZW_CODES 4096
@@ -160,8 +161,8 @@ static gpuimg_status read_frame(gpuimg_ctx *ctx, const char *name, const uint8_t
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__probe_gif(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
-                                gpuimg_file_info *out)
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                           gpuimg_file_info *out)
 {
     struct frame f;
     size_t at;
@@ -312,8 +313,8 @@ static const char *decode_lzw(struct lzw *t, struct bits *s, unsigned min_code, 
     return NULL;
 }
 
-gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg_image *out)
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                            gpuimg_image *out)
 {
     struct frame f;
     size_t at;
@@ -350,3 +351,18 @@ gpuimg_status gpuimg__decode_gif(gpuimg_ctx *ctx, const uint8_t *data, size_t si
     gpuimg_image_free(out);
     return short_data ? truncated(ctx, name) : damaged(ctx, name, why);
 }
+
+static int is_gif(const uint8_t *p, size_t n)
+{
+    return n >= 6 && (memcmp(p, "GIF87a", 6) == 0 || memcmp(p, "GIF89a", 6) == 0);
+}
+
+/* Read only: its first frame, written as PNG by batch. */
+const gpuimg__format gpuimg__format_gif = {
+    .name = "gif",
+    .extensions = {{"gif", GPUIMG_FORMAT_NONE}},
+    .written_as = GPUIMG_FORMAT_PNG,
+    .sniff = is_gif,
+    .probe = probe,
+    .decode = decode,
+};

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* An image's metadata (SPEC §2): the ICC colour profile, EXIF and XMP read
- * from PNG (iCCP, eXIf, iTXt XML:com.adobe.xmp) and JPEG (APP2
- * ICC_PROFILE, APP1 Exif, APP1 XMP), the EXIF Orientation applied to the
- * pixels, and what goes back into an output.
+/* An image's metadata (SPEC §2): the ICC colour profile, EXIF and XMP as
+ * each format's row reads them (its meta_read: PNG's iCCP, eXIf and iTXt
+ * XML:com.adobe.xmp, JPEG's APP2 ICC_PROFILE and APP1 Exif and XMP, WebP's
+ * chunks), the EXIF Orientation applied to the pixels, and what goes back
+ * into an output.
  *
  * These are untrusted bytes, read by hand: every offset is checked against
  * the block it points into, a block that does not parse is dropped with a
  * warning (its image still loads), and nothing here can fail a load but
- * memory. The decoders have validated the files' structure already (CRCs,
- * markers), so this walk only has to find its blocks. */
-#define _POSIX_C_SOURCE 200809L /* strnlen */
+ * memory. */
 #include <libdeflate.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/internal.h"
-#include "io/io.h"
+#include "io/formats.h"
 #include "io/metadata.h"
+#include "io/walk_tiff.h"
 
 /* Profiles larger than this are refused (the largest real ones, CMYK
  * device links, are a few MB). */
@@ -32,7 +32,7 @@ void gpuimg_metadata_free(gpuimg_metadata *m)
     free(m);
 }
 
-static uint8_t *dup_bytes(const uint8_t *p, size_t n)
+uint8_t *gpuimg__meta_copy(const uint8_t *p, size_t n)
 {
     uint8_t *d = n ? malloc(n) : NULL;
     if (d)
@@ -48,9 +48,9 @@ gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m)
     if (!d)
         return NULL;
     *d = *m;
-    d->icc = dup_bytes(m->icc, m->icc_len);
-    d->exif = dup_bytes(m->exif, m->exif_len);
-    d->xmp = dup_bytes(m->xmp, m->xmp_len);
+    d->icc = gpuimg__meta_copy(m->icc, m->icc_len);
+    d->exif = gpuimg__meta_copy(m->exif, m->exif_len);
+    d->xmp = gpuimg__meta_copy(m->xmp, m->xmp_len);
     if ((m->icc_len && !d->icc) || (m->exif_len && !d->exif) || (m->xmp_len && !d->xmp)) {
         gpuimg_metadata_free(d);
         return NULL;
@@ -60,15 +60,15 @@ gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m)
 
 /* ---- EXIF: the TIFF structure, IFD0's Orientation (tag 0x0112) ---- */
 
+/* EXIF's fields in its own byte order, ICC's big-endian (le 0). */
 static unsigned get16(const uint8_t *p, int le)
 {
-    return le ? (unsigned)p[0] | (unsigned)p[1] << 8 : (unsigned)p[0] << 8 | p[1];
+    return gpuimg__tiff_get16(p, le);
 }
 
 static uint32_t get32(const uint8_t *p, int le)
 {
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
-              : (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return gpuimg__tiff_get32(p, le);
 }
 
 /* The Orientation entry's value field in exif, or NULL: 0 and *malformed
@@ -76,20 +76,14 @@ static uint32_t get32(const uint8_t *p, int le)
 static uint8_t *orientation_entry(uint8_t *exif, size_t n, int *le, int *malformed)
 {
     *malformed = 1;
-    if (n < 8 || !((exif[0] == 'I' && exif[1] == 'I') || (exif[0] == 'M' && exif[1] == 'M')))
-        return NULL;
-    *le = exif[0] == 'I';
-    if (get16(exif + 2, *le) != 42)
-        return NULL;
-    uint32_t ifd = get32(exif + 4, *le);
-    if (ifd < 8 || ifd > n - 2)
-        return NULL;
-    unsigned count = get16(exif + ifd, *le);
-    if ((size_t)count * 12 > n - ifd - 2)
+    uint64_t at;
+    gpuimg__tiff_ifd ifd;
+    if (!gpuimg__tiff_header(exif, n, le, &at) || !gpuimg__tiff_ifd_at(exif, n, at, *le, &ifd) ||
+        ifd.inside < ifd.count)
         return NULL;
     *malformed = 0;
-    for (unsigned i = 0; i < count; i++) {
-        uint8_t *e = exif + ifd + 2 + 12 * (size_t)i;
+    for (unsigned i = 0; i < ifd.count; i++) {
+        uint8_t *e = exif + (ifd.entries - exif) + 12 * (size_t)i;
         if (get16(e, *le) == 0x0112) {
             /* SHORT, count 1: the value sits in the entry's first two bytes */
             if (get16(e + 2, *le) != 3 || get32(e + 4, *le) != 1) {
@@ -168,10 +162,9 @@ void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap
     }
 }
 
-/* ---- PNG ---- */
+/* ---- the formats' blocks: their rows' meta_read ---- */
 
-/* zlib data inflated, up to MAX_PROFILE; NULL when it does not inflate. */
-static uint8_t *inflate_all(const uint8_t *p, size_t n, size_t *out_len)
+uint8_t *gpuimg__meta_inflate(const uint8_t *p, size_t n, size_t *out_len)
 {
     struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
     uint8_t *buf = NULL;
@@ -194,10 +187,7 @@ static uint8_t *inflate_all(const uint8_t *p, size_t n, size_t *out_len)
     return NULL;
 }
 
-static const char XMP_KEY[] = "XML:com.adobe.xmp";
-
-/* Notes what was dropped, each reason once, for gpuimg__metadata_tell. */
-static void dropped(gpuimg__meta_notes *notes, const char *what)
+void gpuimg__meta_dropped(gpuimg__meta_notes *notes, const char *what)
 {
     for (int i = 0; i < notes->count; i++)
         if (strcmp(notes->what[i], what) == 0)
@@ -212,162 +202,25 @@ void gpuimg__metadata_tell(gpuimg_ctx *ctx, const char *name, const gpuimg__meta
         gpuimg__warn(ctx, "%s: %s dropped", name, notes->what[i]);
 }
 
-/* Every block keeps the first of its kind. */
-static int png_blocks(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
-                      gpuimg_metadata *m)
-{
-    size_t pos = 8;
-    while (size - pos >= 12) {
-        uint32_t len = gpuimg__be32(data + pos);
-        const uint8_t *type = data + pos + 4, *body = type + 4;
-        if (len > size - pos - 12)
-            break;
-        if (memcmp(type, "iCCP", 4) == 0 && !m->icc) {
-            size_t key = strnlen((const char *)body, len < 80 ? len : 80);
-            if (key >= 1 && key < 80 && len >= key + 3 && body[key + 1] == 0) {
-                m->icc = inflate_all(body + key + 2, len - key - 2, &m->icc_len);
-                if (!m->icc)
-                    dropped(notes, "ICC profile (iCCP does not inflate)");
-            } else {
-                dropped(notes, "ICC profile (damaged iCCP)");
-            }
-        } else if (memcmp(type, "eXIf", 4) == 0 && !m->exif && len > 0) {
-            if (!(m->exif = dup_bytes(body, len)))
-                return 0;
-            m->exif_len = len;
-        } else if (memcmp(type, "iTXt", 4) == 0 && !m->xmp && len > sizeof XMP_KEY + 3 &&
-                   memcmp(body, XMP_KEY, sizeof XMP_KEY) == 0) {
-            /* keyword\0, compression flag, method, language\0, translated\0, text */
-            const uint8_t *p = body + sizeof XMP_KEY, *end = body + len;
-            int compressed = p[0];
-            p += 2;
-            for (int field = 0; field < 2 && p < end; field++) {
-                const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
-                p = nul ? nul + 1 : end;
-            }
-            if (p < end && !compressed) {
-                if (!(m->xmp = dup_bytes(p, (size_t)(end - p))))
-                    return 0;
-                m->xmp_len = (size_t)(end - p);
-            } else if (p < end) {
-                m->xmp = inflate_all(p, (size_t)(end - p), &m->xmp_len);
-                if (!m->xmp)
-                    dropped(notes, "XMP (iTXt does not inflate)");
-            }
-        } else if (memcmp(type, "IEND", 4) == 0) {
-            break;
-        }
-        pos += 12 + (size_t)len;
-    }
-    return 1;
-}
-
-/* ---- JPEG ---- */
-
-static const char EXIF_ID[6] = {'E', 'x', 'i', 'f', 0, 0};
-static const char XMP_ID[] = "http://ns.adobe.com/xap/1.0/"; /* and its NUL */
-static const char ICC_ID[12] = "ICC_PROFILE";                /* and its NUL */
-
-static int jpeg_blocks(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
-                       gpuimg_metadata *m)
-{
-    /* ICC chunks: numbered 1..count, any order; gathered, then joined */
-    const uint8_t *icc_part[256] = {0};
-    size_t icc_len[256] = {0};
-    int icc_count = 0;
-    size_t pos = 2;
-    while (pos + 4 <= size && data[pos] == 0xFF) {
-        uint8_t marker = data[pos + 1];
-        if (marker == 0xFF) { /* fill byte */
-            pos++;
-            continue;
-        }
-        if (marker == 0xDA || marker == 0xD9) /* start of scan, end: no more headers */
-            break;
-        size_t len = (size_t)data[pos + 2] << 8 | data[pos + 3];
-        if (len < 2 || len > size - pos - 2)
-            break;
-        const uint8_t *body = data + pos + 4;
-        size_t n = len - 2;
-        if (marker == 0xE1 && n > 6 && memcmp(body, EXIF_ID, 6) == 0 && !m->exif) {
-            if (!(m->exif = dup_bytes(body + 6, n - 6)))
-                return 0;
-            m->exif_len = n - 6;
-        } else if (marker == 0xE1 && n > sizeof XMP_ID &&
-                   memcmp(body, XMP_ID, sizeof XMP_ID) == 0 && !m->xmp) {
-            if (!(m->xmp = dup_bytes(body + sizeof XMP_ID, n - sizeof XMP_ID)))
-                return 0;
-            m->xmp_len = n - sizeof XMP_ID;
-        } else if (marker == 0xE2 && n > 14 && memcmp(body, ICC_ID, 12) == 0) {
-            int seq = body[12], count = body[13];
-            if (seq < 1 || seq > count || (icc_count && count != icc_count) || icc_part[seq]) {
-                dropped(notes, "ICC profile (its APP2 chunks do not number up)");
-                icc_count = -1;
-            } else if (icc_count >= 0) {
-                icc_count = count;
-                icc_part[seq] = body + 14;
-                icc_len[seq] = n - 14;
-            }
-        }
-        pos += 2 + len;
-    }
-    if (icc_count > 0) {
-        size_t total = 0;
-        int whole = 1;
-        for (int s = 1; s <= icc_count; s++) {
-            whole &= icc_part[s] != NULL;
-            total += icc_len[s];
-        }
-        if (!whole) {
-            dropped(notes, "ICC profile (an APP2 chunk is missing)");
-        } else if (total > 0) {
-            if (!(m->icc = malloc(total)))
-                return 0;
-            for (int s = 1; s <= icc_count; s++) {
-                memcpy(m->icc + m->icc_len, icc_part[s], icc_len[s]);
-                m->icc_len += icc_len[s];
-            }
-        }
-    }
-    return 1;
-}
-
-/* ---- WebP: the RIFF container's ICCP, EXIF and XMP chunks ---- */
-
-/* The walk advances by each chunk's declared size (gpuimg__riff_next); an
- * EXIF body's JPEG prefix is stripped from what is kept, never from the
- * walk. */
-static int webp_blocks(const uint8_t *data, size_t size, gpuimg_metadata *m)
-{
-    gpuimg__riff_chunk c;
-    for (size_t pos = 12; gpuimg__riff_next(data, size, &pos, &c);) {
-        const uint8_t *body = c.body;
-        size_t len = c.len;
-        uint8_t **dst = NULL;
-        size_t *dst_len = NULL;
-        if (memcmp(c.fourcc, "ICCP", 4) == 0 && !m->icc)
-            dst = &m->icc, dst_len = &m->icc_len;
-        else if (memcmp(c.fourcc, "EXIF", 4) == 0 && !m->exif)
-            dst = &m->exif, dst_len = &m->exif_len;
-        else if (memcmp(c.fourcc, "XMP ", 4) == 0 && !m->xmp)
-            dst = &m->xmp, dst_len = &m->xmp_len;
-        if (dst == &m->exif && len > 6 && memcmp(body, EXIF_ID, 6) == 0)
-            body += 6, len -= 6; /* some writers keep JPEG's prefix */
-        if (dst && len > 0) {
-            if (!(*dst = dup_bytes(body, len)))
-                return 0;
-            *dst_len = len;
-        }
-    }
-    return 1;
-}
-
 /* ---- reading, and orienting ---- */
+
+const gpuimg__orientation gpuimg__orientations[9] = {
+    [0] = {0, 0, 0, 0, {0}},
+    [1] = {0, 0, 0, 0, {0}},
+    [2] = {0, 1, 0, 1, {GPUIMG_MOVE_FLIP_H}},
+    [3] = {0, 1, 1, 1, {GPUIMG_MOVE_ROTATE180}},
+    [4] = {0, 0, 1, 1, {GPUIMG_MOVE_FLIP_V}},
+    [5] = {1, 0, 0, 1, {GPUIMG_MOVE_TRANSPOSE}},
+    [6] = {1, 0, 1, 1, {GPUIMG_MOVE_ROTATE90}},
+    [7] = {1, 1, 1, 2, {GPUIMG_MOVE_TRANSPOSE, GPUIMG_MOVE_ROTATE180}},
+    [8] = {1, 1, 0, 1, {GPUIMG_MOVE_ROTATE270}},
+};
 
 /* Moves pixels as EXIF orientation o (2-8) says, into a new image. */
 static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
 {
-    int w = img->width, h = img->height, c = img->channels, swap = o >= 5;
+    const gpuimg__orientation *turn = &gpuimg__orientations[o];
+    int w = img->width, h = img->height, c = img->channels, swap = turn->swap;
     size_t px = (size_t)c * gpuimg_image_value_size(img); /* bytes of a pixel */
     gpuimg_image out;
     gpuimg_status st =
@@ -378,16 +231,11 @@ static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
     for (int y = 0; y < oh; y++) {
         uint8_t *d = out.data + (size_t)y * ow * px;
         for (int x = 0; x < ow; x++, d += px) {
-            int sx, sy; /* where the output pixel comes from */
-            switch (o) {
-            case 2: sx = w - 1 - x, sy = y; break;
-            case 3: sx = w - 1 - x, sy = h - 1 - y; break;
-            case 4: sx = x, sy = h - 1 - y; break;
-            case 5: sx = y, sy = x; break;                 /* transpose */
-            case 6: sx = y, sy = h - 1 - x; break;         /* 90 clockwise */
-            case 7: sx = w - 1 - y, sy = h - 1 - x; break; /* transverse */
-            default: sx = w - 1 - y, sy = x; break;        /* 8: 90 anticlockwise */
-            }
+            int sx = swap ? y : x, sy = swap ? x : y; /* where the output pixel comes from */
+            if (turn->flip_x)
+                sx = w - 1 - sx;
+            if (turn->flip_y)
+                sy = h - 1 - sy;
             memcpy(d, img->data + ((size_t)sy * w + sx) * px, px);
         }
     }
@@ -398,8 +246,9 @@ static gpuimg_status orient(gpuimg_ctx *ctx, gpuimg_image *img, int o)
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
-                                           const uint8_t *data, size_t size, gpuimg_metadata **out,
+gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name,
+                                           const gpuimg__format *format, const uint8_t *data,
+                                           size_t size, gpuimg_metadata **out,
                                            gpuimg__meta_notes *notes)
 {
     *out = NULL;
@@ -408,18 +257,14 @@ gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name, gp
     if (!m)
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     m->orientation = 1;
-    int ok = codec == GPUIMG__CODEC_PNG    ? png_blocks(notes, data, size, m)
-             : codec == GPUIMG__CODEC_JPEG ? jpeg_blocks(notes, data, size, m)
-             : codec == GPUIMG__CODEC_WEBP ? webp_blocks(data, size, m)
-                                           : 1;
-    if (!ok) {
+    if (format->meta_read && !format->meta_read(notes, data, size, m)) {
         gpuimg_metadata_free(m);
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     }
     if (m->exif) {
         int o = gpuimg__exif_orientation(m->exif, m->exif_len);
         if (o < 0) { /* kept out of outputs too: a block nothing can read */
-            dropped(notes, "EXIF (malformed; its orientation is ignored)");
+            gpuimg__meta_dropped(notes, "EXIF (malformed; its orientation is ignored)");
             free(m->exif);
             m->exif = NULL;
             m->exif_len = 0;
@@ -434,22 +279,15 @@ gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name, gp
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
-                                     const uint8_t *data, size_t size, gpuimg_metadata **out)
+gpuimg_status gpuimg__metadata_parse(gpuimg_ctx *ctx, const char *name,
+                                     const gpuimg__format *format, const uint8_t *data, size_t size,
+                                     gpuimg_metadata **out)
 {
     gpuimg__meta_notes notes;
-    gpuimg_status st = gpuimg__metadata_parse_quiet(ctx, name, codec, data, size, out, &notes);
+    gpuimg_status st = gpuimg__metadata_parse_quiet(ctx, name, format, data, size, out, &notes);
     if (st == GPUIMG_OK)
         gpuimg__metadata_tell(ctx, name, &notes);
     return st;
-}
-
-gpuimg_status gpuimg__metadata_read(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
-                                    const uint8_t *data, size_t size, gpuimg_image *img)
-{
-    gpuimg_metadata *m;
-    gpuimg_status st = gpuimg__metadata_parse(ctx, name, codec, data, size, &m);
-    return st != GPUIMG_OK || !m ? st : gpuimg__metadata_attach(ctx, name, m, img);
 }
 
 gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_metadata *m,
@@ -479,7 +317,8 @@ void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,
         out->icc = m->icc;
         out->icc_len = m->icc_len;
     }
-    if (m->exif && m->oriented && (out->exif_copy = dup_bytes(m->exif, m->exif_len)) != NULL)
+    if (m->exif && m->oriented &&
+        (out->exif_copy = gpuimg__meta_copy(m->exif, m->exif_len)) != NULL)
         gpuimg__exif_set_orientation(out->exif_copy, m->exif_len, 1);
     if (m->exif && (!m->oriented || out->exif_copy)) { /* never the unfixed tag */
         out->exif = out->exif_copy ? out->exif_copy : m->exif;

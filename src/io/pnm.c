@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/arith.h"
+#include "io/formats.h"
 #include "io/io.h"
 
 static int is_space(uint8_t c)
@@ -60,16 +61,34 @@ static int read_uint(const uint8_t *p, size_t n, size_t *i, uint32_t limit, uint
     return 1;
 }
 
+/* P2, P3 (plain) and P5, P6 (binary) PGM and PPM; PBM and PAM are not
+ * read. */
+static int is_pnm(const uint8_t *p, size_t n)
+{
+    return n >= 3 && p[0] == 'P' && strchr("2356", p[1]) && p[1] &&
+           (p[2] == ' ' || (p[2] >= '\t' && p[2] <= '\r') || p[2] == '#');
+}
+
 static gpuimg_status pnm_error(gpuimg_ctx *ctx, const char *name, const char *why)
 {
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)", name, why);
 }
 
-gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
-                                 int whole, gpuimg__pnm_head *h)
+typedef struct pnm_head {
+    uint32_t width, height, maxval;
+    int channels, plain; /* plain: P2 or P3, the samples in decimal */
+    size_t raster;       /* where the samples start */
+} pnm_head;
+
+/* A PNM's header as the loader reads it (and `info` with it, so that info
+ * and load agree on every PNM): the grammar, gpuimg__check_size, and
+ * (whole) a raster that fits the file; fails naming the file. Not whole:
+ * the header alone, of a file's first bytes. */
+static gpuimg_status header(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
+                            int whole, pnm_head *h)
 {
     memset(h, 0, sizeof *h);
-    if (n < 3) /* the magic and one whitespace byte (gpuimg__sniff's test) */
+    if (n < 3) /* the magic and one whitespace byte (is_pnm's test) */
         return pnm_error(ctx, name, "truncated PNM");
     h->plain = p[1] == '2' || p[1] == '3';
     h->channels = p[1] == '3' || p[1] == '6' ? 3 : 1;
@@ -104,11 +123,11 @@ gpuimg_status gpuimg__pnm_header(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
-                                 gpuimg_image *out)
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
+                            gpuimg_image *out)
 {
-    gpuimg__pnm_head h;
-    gpuimg_status st = gpuimg__pnm_header(ctx, p, n, name, 1, &h);
+    pnm_head h;
+    gpuimg_status st = header(ctx, p, n, name, 1, &h);
     if (st != GPUIMG_OK)
         return st;
     int plain = h.plain;
@@ -155,8 +174,8 @@ gpuimg_status gpuimg__decode_pnm(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
-                                 const gpuimg_image *img)
+static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                            const gpuimg_image *img)
 {
     int out_c = format == GPUIMG_FORMAT_PPM ? 3 : 1, in_c = img->channels;
     int color = in_c >= 3, wide = gpuimg_image_depth(img) == 16;
@@ -195,3 +214,45 @@ gpuimg_status gpuimg__encode_pnm(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name, strerror(errno));
     return GPUIMG_OK;
 }
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *o)
+{
+    pnm_head h;
+    gpuimg_status st = header(ctx, d, n, name, 1, &h);
+    if (st != GPUIMG_OK)
+        return st;
+    o->stored_width = (int)h.width; /* within GPUIMG_MAX_SIDE: checked */
+    o->stored_height = (int)h.height;
+    o->channels = h.channels;
+    o->depth = h.maxval > 255 ? 16 : 8;
+    return GPUIMG_OK;
+}
+
+/* Binary PNM (P5, P6) is one image, its size bounded, its header alone
+ * read (the raster lies past head); plain PNM may hold any whitespace. */
+static int stream_size(gpuimg_ctx *ctx, const uint8_t *head, size_t len, uint64_t *width,
+                       uint64_t *height)
+{
+    pnm_head h;
+    if ((head[1] != '5' && head[1] != '6') || header(ctx, head, len, "", 0, &h) != GPUIMG_OK)
+        return 0;
+    *width = h.width, *height = h.height;
+    return 1;
+}
+
+/* PPM and PGM are written (the format chooses); a .pnm is read and
+ * written by batch as PPM. */
+const gpuimg__format gpuimg__format_pnm = {
+    .name = "pnm",
+    .extensions = {{"ppm", GPUIMG_FORMAT_PPM},
+                   {"pgm", GPUIMG_FORMAT_PGM},
+                   {"pnm", GPUIMG_FORMAT_NONE}},
+    .written_as = GPUIMG_FORMAT_PPM,
+    .holds_16 = 1,
+    .sniff = is_pnm,
+    .probe = probe,
+    .stream_size = stream_size,
+    .decode = decode,
+    .encode = encode,
+};

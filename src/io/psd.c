@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/formats.h"
 #include "io/io.h"
 
 static uint32_t be16(const uint8_t *p)
@@ -58,8 +59,8 @@ static int unpack_bits(const uint8_t *src, size_t len, uint8_t *dst, size_t want
     return o == want;
 }
 
-gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
-                                 gpuimg_image *out)
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const char *name,
+                            gpuimg_image *out)
 {
     if (n < 26)
         return psd_error(ctx, name, "truncated PSD");
@@ -152,3 +153,31 @@ gpuimg_status gpuimg__decode_psd(gpuimg_ctx *ctx, const uint8_t *p, size_t n, co
         gpuimg__warn(ctx, "%s: 16-bit image reduced to 8 bits per channel", name);
     return GPUIMG_OK;
 }
+
+static int is_psd(const uint8_t *p, size_t n)
+{
+    return n >= 4 && memcmp(p, "8BPS", 4) == 0;
+}
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *o)
+{
+    if (n < 26)
+        return psd_error(ctx, name, "truncated PSD");
+    int ch = d[12] << 8 | d[13];
+    o->stored_height = (int)(gpuimg__be32(d + 14) & 0xffffff);
+    o->stored_width = (int)(gpuimg__be32(d + 18) & 0xffffff);
+    o->depth = d[22] << 8 | d[23];
+    o->channels = ch >= 4 ? 4 : 3;
+    return GPUIMG_OK;
+}
+
+/* Read only: its composite image, written as PNG by batch. */
+const gpuimg__format gpuimg__format_psd = {
+    .name = "psd",
+    .extensions = {{"psd", GPUIMG_FORMAT_NONE}},
+    .written_as = GPUIMG_FORMAT_PNG,
+    .sniff = is_psd,
+    .probe = probe,
+    .decode = decode,
+};

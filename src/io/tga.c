@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* TGA through stb_image (io_stb_image.c: its only decoder in the
+/* TGA through stb_image (stb_image.c: its only decoder in the
  * program); BMP and TGA written through stb_image_write (Debian's libstb).
- * BMP and GIF are read by io_bmp.c and io_gif.c.
+ * BMP and GIF are read by bmp.c and gif.c.
  *
  * Before stb sees a file, its header is checked here against the format's
  * own rules and against the file's size: the sides and --max-pixels, the
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/formats.h"
 #include "io/io.h"
 #include "io/stb_image.h"
 
@@ -63,22 +64,18 @@ static uint32_t le16(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8;
 }
 
-static const char *const codec_names[] = {[GPUIMG__CODEC_TGA] = "TGA"};
-
-static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec,
-                             const char *why)
+static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, const char *why)
 {
-    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged %s: %s)", name,
-                        codec_names[codec], why);
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged TGA: %s)", name,
+                        why);
 }
 
-static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name, gpuimg__codec codec)
+static gpuimg_status truncated(gpuimg_ctx *ctx, const char *name)
 {
-    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated %s)", name,
-                        codec_names[codec]);
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated TGA)", name);
 }
 
-int gpuimg__tga_plausible(const uint8_t *p, size_t n)
+static int plausible(const uint8_t *p, size_t n)
 {
     /* stb_image's own test (stbi__tga_test), which decides what stb takes
      * for a TGA: a colour map type of 0 or 1 (so no other format's
@@ -122,7 +119,7 @@ static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t 
     if (indexed) {
         uint64_t len = le16(p + 5), entry = (p[7] + 7u) / 8;
         if (len == 0)
-            return damaged(ctx, name, GPUIMG__CODEC_TGA, "empty colour map");
+            return damaged(ctx, name, "empty colour map");
         at += le16(p + 3) + len * entry; /* stb skips the first entry's index in bytes */
     }
     pr->data_at = at;
@@ -135,36 +132,32 @@ static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t 
     return GPUIMG_OK;
 }
 
-static gpuimg_status decode(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t *data, size_t size,
-                            const char *name, gpuimg_image *out)
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                            gpuimg_image *out)
 {
     if (size > INT_MAX)
         return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE, "%s: file too large for stb_image", name);
     struct promise pr = {0};
-    gpuimg_status st;
-    switch (codec) {
-    case GPUIMG__CODEC_TGA: st = check_tga(ctx, name, data, &pr); break;
-    default: return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: no stb decoder", name);
-    }
+    gpuimg_status st = check_tga(ctx, name, data, &pr);
     if (st != GPUIMG_OK)
         return st;
     if (pr.data_at > size || pr.raw_bytes > size - pr.data_at)
-        return truncated(ctx, name, codec);
+        return truncated(ctx, name);
     if (pr.ratio && pr.values / pr.ratio > size - pr.data_at)
-        return damaged(ctx, name, codec, "more pixels than its data can hold");
+        return damaged(ctx, name, "more pixels than its data can hold");
 
     struct reader r = {data, size, 0, 0};
     int w, h, comp;
     uint8_t *pixels = gpuimg__stbi_load(&callbacks, &r, &w, &h, &comp);
     if (!pixels)
-        return r.over_read ? truncated(ctx, name, codec)
+        return r.over_read ? truncated(ctx, name)
                            : gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (%s)",
                                           name, gpuimg__stbi_failure_reason());
     if (r.over_read || comp < 1 || comp > 4 || (uint64_t)w != pr.width ||
         (uint64_t)h != pr.height) {
         free(pixels);
-        return r.over_read ? truncated(ctx, name, codec)
-                           : damaged(ctx, name, codec, "the decoder disagrees with the header");
+        return r.over_read ? truncated(ctx, name)
+                           : damaged(ctx, name, "the decoder disagrees with the header");
     }
     st = gpuimg__image_take(ctx, out, w, h, comp);
     if (st != GPUIMG_OK) {
@@ -174,12 +167,6 @@ static gpuimg_status decode(gpuimg_ctx *ctx, gpuimg__codec codec, const uint8_t 
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
     free(pixels);
     return GPUIMG_OK;
-}
-
-gpuimg_status gpuimg__decode_tga(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                 const char *name, gpuimg_image *out)
-{
-    return decode(ctx, GPUIMG__CODEC_TGA, data, size, name, out);
 }
 
 struct sink {
@@ -211,3 +198,28 @@ gpuimg_status gpuimg__encode_stb(gpuimg_ctx *ctx, FILE *f, const char *name, gpu
                             s.failed ? strerror(s.error) : "stb_image_write refused the image");
     return GPUIMG_OK;
 }
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *o)
+{
+    int w, h, c;
+    if (n > 0x7fffffff || !gpuimg__stbi_info(d, (int)n, &w, &h, &c))
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged header)",
+                            name);
+    o->stored_width = w, o->stored_height = h, o->channels = c, o->depth = 8;
+    return GPUIMG_OK;
+}
+
+/* No signature: what stb_image takes for a TGA, tried after every format
+ * that has one. */
+const gpuimg__format gpuimg__format_tga = {
+    .name = "tga",
+    .extensions = {{"tga", GPUIMG_FORMAT_TGA}},
+    .guessed = 1,
+    .sniff = plausible,
+    .probe = probe,
+    .stream_size = gpuimg__stream_size_of_header,
+    .decode = decode,
+    .encode = gpuimg__encode_stb,
+    .encode_max_bytes = GPUIMG__STB_WRITE_MAX,
+};

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* WebP through libwebp (SPEC §2): read lossy and lossless, with or without
- * alpha (its metadata chunks are metadata.c's); written lossy at
+ * alpha (its metadata chunks read by its row's meta_read); written lossy at
  * --jpeg-quality or, with --webp-lossless, lossless and exact (the colour
  * of fully transparent pixels kept), the input's ICC profile, EXIF and XMP
  * added as chunks through libwebpmux. WebP has no gray: gray is written as
@@ -13,43 +13,20 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 
+#include "io/formats.h"
 #include "io/io.h"
 #include "io/metadata.h"
+#include "io/walk_riff.h"
 
-int gpuimg__is_webp(const uint8_t *data, size_t size)
+static int is_webp(const uint8_t *data, size_t size)
 {
     return size >= 12 && memcmp(data, "RIFF", 4) == 0 && memcmp(data + 8, "WEBP", 4) == 0;
 }
 
-static size_t le32(const uint8_t *p)
-{
-    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
-}
-
-int gpuimg__riff_next(const uint8_t *data, size_t size, size_t *pos, gpuimg__riff_chunk *out)
-{
-    if (!gpuimg__is_webp(data, size))
-        return 0;
-    /* bytes after the RIFF's declared end are not the file's (libwebp
-     * ignores them too) */
-    size_t end = le32(data + 4) < size - 8 ? 8 + le32(data + 4) : size;
-    size_t at = *pos;
-    if (at > end || end - at < 8)
-        return 0;
-    size_t len = le32(data + at + 4);
-    if (len > end - at - 8)
-        return 0;
-    out->fourcc = data + at;
-    out->body = data + at + 8;
-    out->len = len;
-    /* the declared size and the pad byte of an odd one: never what the
-     * body holds (an EXIF body's "Exif\0\0" included) */
-    *pos = at + 8 + len + (len & 1);
-    return 1;
-}
-
-gpuimg_status gpuimg__webp_features(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                    const char *name, WebPBitstreamFeatures *f)
+/* The features of a still WebP as the loader reads them: a damaged or
+ * animated one fails, naming the file. */
+static gpuimg_status features(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                              WebPBitstreamFeatures *f)
 {
     if (WebPGetFeatures(data, size, f) != VP8_STATUS_OK)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged WebP)",
@@ -61,11 +38,56 @@ gpuimg_status gpuimg__webp_features(gpuimg_ctx *ctx, const uint8_t *data, size_t
     return GPUIMG_OK;
 }
 
-gpuimg_status gpuimg__decode_webp(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
-                                  const char *name, gpuimg_image *out)
+/* The loader's test of a WebP: damaged and animated ones fail. */
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *o)
+{
+    WebPBitstreamFeatures wf;
+    gpuimg_status st = features(ctx, d, n, name, &wf);
+    if (st != GPUIMG_OK)
+        return st;
+    o->stored_width = wf.width, o->stored_height = wf.height;
+    o->channels = wf.has_alpha ? 4 : 3, o->depth = 8;
+    return GPUIMG_OK;
+}
+
+/* The RIFF container's ICCP, EXIF and XMP chunks. The walk advances by
+ * each chunk's declared size (gpuimg__riff_next); an EXIF body's JPEG
+ * prefix is stripped from what is kept, never from the walk. */
+static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
+                     gpuimg_metadata *m)
+{
+    (void)notes;
+    gpuimg__riff_chunk c;
+    for (size_t pos = 12; gpuimg__riff_next(data, size, &pos, &c);) {
+        const uint8_t *body = c.body;
+        size_t len = c.len;
+        uint8_t **dst = NULL;
+        size_t *dst_len = NULL;
+        if (memcmp(c.fourcc, "ICCP", 4) == 0 && !m->icc)
+            dst = &m->icc, dst_len = &m->icc_len;
+        else if (memcmp(c.fourcc, "EXIF", 4) == 0 && !m->exif)
+            dst = &m->exif, dst_len = &m->exif_len;
+        else if (memcmp(c.fourcc, "XMP ", 4) == 0 && !m->xmp)
+            dst = &m->xmp, dst_len = &m->xmp_len;
+        if (dst == &m->exif && len > GPUIMG__EXIF_ID_LEN &&
+            memcmp(body, GPUIMG__EXIF_ID, GPUIMG__EXIF_ID_LEN) == 0)
+            body += GPUIMG__EXIF_ID_LEN,
+                len -= GPUIMG__EXIF_ID_LEN; /* JPEG's prefix, kept by some */
+        if (dst && len > 0) {
+            if (!(*dst = gpuimg__meta_copy(body, len)))
+                return 0;
+            *dst_len = len;
+        }
+    }
+    return 1;
+}
+
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                            gpuimg_image *out)
 {
     WebPBitstreamFeatures f;
-    gpuimg_status st = gpuimg__webp_features(ctx, data, size, name, &f);
+    gpuimg_status st = features(ctx, data, size, name, &f);
     if (st == GPUIMG_OK)
         st = gpuimg__check_size(ctx, name, (uint64_t)f.width, (uint64_t)f.height);
     if (st != GPUIMG_OK)
@@ -183,3 +205,14 @@ gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gp
     WebPPictureFree(&pic);
     return st;
 }
+
+const gpuimg__format gpuimg__format_webp = {
+    .name = "webp",
+    .extensions = {{"webp", GPUIMG_FORMAT_WEBP}},
+    .sniff = is_webp,
+    .probe = probe,
+    .decode = decode,
+    .encode = gpuimg__encode_webp,
+    .meta_read = meta_read,
+    .meta_write = 1,
+};

@@ -25,7 +25,7 @@ gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_
     gpuimg_status st =
         gpuimg__check_size(ctx, name, (uint64_t)f->shape.width, (uint64_t)f->shape.height);
     if (st == GPUIMG_OK)
-        st = gpuimg__metadata_parse_quiet(ctx, name, GPUIMG__CODEC_JPEG, data, size, &f->meta,
+        st = gpuimg__metadata_parse_quiet(ctx, name, &gpuimg__format_jpeg, data, size, &f->meta,
                                           &f->notes);
     if (st == GPUIMG_OK && !f->meta && !(f->meta = calloc(1, sizeof *f->meta)))
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
@@ -78,27 +78,13 @@ int gpuimg__jpeg_device(gpuimg_ctx *ctx, gpuimg_backend *be)
     return 0;
 }
 
-/* The moves that turn planes stored with EXIF orientation o upright
- * (metadata.c's orient() does the same on the host). */
-static int orientation_moves(int o, gpuimg_move m[2])
-{
-    switch (o) {
-    case 2: m[0] = GPUIMG_MOVE_FLIP_H; return 1;
-    case 3: m[0] = GPUIMG_MOVE_ROTATE180; return 1;
-    case 4: m[0] = GPUIMG_MOVE_FLIP_V; return 1;
-    case 5: m[0] = GPUIMG_MOVE_TRANSPOSE; return 1;
-    case 6: m[0] = GPUIMG_MOVE_ROTATE90; return 1;
-    case 7: m[0] = GPUIMG_MOVE_TRANSPOSE, m[1] = GPUIMG_MOVE_ROTATE180; return 2;
-    case 8: m[0] = GPUIMG_MOVE_ROTATE270; return 1;
-    default: return 0;
-    }
-}
-
 static gpuimg_status orient_planes(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_planes *p,
                                    gpuimg_metadata *meta)
 {
-    gpuimg_move m[2];
-    int n = ctx->cfg.no_auto_orient ? 0 : orientation_moves(meta->orientation, m);
+    /* the moves that turn planes stored with EXIF orientation o upright */
+    int o = meta->orientation >= 1 && meta->orientation <= 8 ? meta->orientation : 1;
+    const gpuimg_move *m = gpuimg__orientations[o].moves;
+    int n = ctx->cfg.no_auto_orient ? 0 : gpuimg__orientations[o].moves_n;
     for (int k = 0; k < n; k++) {
         int swap = m[k] == GPUIMG_MOVE_TRANSPOSE || m[k] == GPUIMG_MOVE_ROTATE90 ||
                    m[k] == GPUIMG_MOVE_ROTATE270;

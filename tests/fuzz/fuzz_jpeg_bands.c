@@ -7,12 +7,13 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "io/formats.h"
 #include "io/io.h"
 #include "run/jpeg_gpu.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (!gpuimg__is_jpeg(data, size))
+    if (!gpuimg__format_jpeg.sniff(data, size))
         return 0;
     gpuimg_ctx *ctx = fuzz_ctx(1);
     gpuimg_image one, bands;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Every decoder through gpuimg_load_memory, as a file of any name reaches
- * it: the format by its signature, headers checked, then PNG (both
- * readers), JPEG, PNM, BMP, GIF, PSD or TGA. A decoded image's every byte
- * is read (so that valgrind or MSan would see one left unwritten). */
+/* Every row of the format table through gpuimg_load_memory, as a file of
+ * any name reaches it: the row by its signature (gpuimg__sniff), its
+ * metadata reader, then its decoder (PNG: both readers). A decoded image's
+ * every byte is read (so that valgrind or MSan would see one left
+ * unwritten). */
 #include <string.h>
 
 #include "fuzz.h"

@@ -6,23 +6,25 @@
  *    1-8 reads 1 (what every output of an oriented image says);
  *  - as an ICC profile: its description is a terminated printable string,
  *    and cut short by a small buffer, a prefix of the whole one;
- *  - as a PNG, JPEG or WebP file (chosen by its signature, as the loader
- *    does, which walks the blocks before the decoder has looked at
- *    anything): what the walk finds is consistent (an Orientation 1-8 that
- *    its EXIF says, blocks no larger than the file where they are copies),
- *    or, any other input, its bytes taken for all three blocks (the seeds
- *    are bare EXIF blocks, profiles and XMP packets).
+ *  - as a file of a format whose row reads metadata (meta_read: PNG, JPEG,
+ *    WebP), chosen by its signature as the loader does, which walks the
+ *    blocks before the decoder has looked at anything: what the walk finds
+ *    is consistent (an Orientation 1-8 that its EXIF says, blocks no
+ *    larger than the file where they are copies, PNG's inflated ones
+ *    aside), or, any other input, its bytes taken for all three blocks
+ *    (the seeds are bare EXIF blocks, profiles and XMP packets).
  * Then what was found goes with a small image, turned upright as its
- * Orientation says, through each writer that carries metadata (PNG, JPEG,
- * WebP lossless, TIFF) and back through gpuimg_load_memory: the same
- * upright pixels (JPEG: the same size), Orientation 1, the same profile,
- * XMP and EXIF (JPEG: those its segments hold; TIFF: EXIF not byte for
- * byte, libtiff rewrites it), and `gpuimg info` telling the same sizes. */
+ * Orientation says, through each writer whose row carries metadata
+ * (meta_write: PNG, JPEG, WebP lossless, TIFF) and back through
+ * gpuimg_load_memory: the same upright pixels (JPEG: the same size),
+ * Orientation 1, the same profile, XMP and EXIF (JPEG: those its segments
+ * hold; TIFF: EXIF not byte for byte, libtiff rewrites it), and `gpuimg
+ * info` telling the same sizes. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <string.h>
 
 #include "fuzz.h"
-#include "io/io.h"
+#include "io/formats.h"
 #include "io/metadata.h"
 
 static void exif_walk(const uint8_t *d, size_t n)
@@ -73,10 +75,10 @@ static void icc_walk(const uint8_t *d, size_t n)
  * input itself as each. NULL when there are none. */
 static gpuimg_metadata *blocks(gpuimg_ctx *ctx, const uint8_t *d, size_t n)
 {
-    gpuimg__codec codec = gpuimg__sniff(d, n);
+    const gpuimg__format *format = gpuimg__sniff(d, n);
     gpuimg_metadata *m = NULL;
-    if (codec == GPUIMG__CODEC_PNG || codec == GPUIMG__CODEC_JPEG || codec == GPUIMG__CODEC_WEBP) {
-        FUZZ_CHECK(gpuimg__metadata_parse(ctx, "fuzz", codec, d, n, &m) == GPUIMG_OK, "parse: %s",
+    if (format && format->meta_read) {
+        FUZZ_CHECK(gpuimg__metadata_parse(ctx, "fuzz", format, d, n, &m) == GPUIMG_OK, "parse: %s",
                    gpuimg_ctx_error(ctx));
         if (!m)
             return NULL;
@@ -87,8 +89,8 @@ static gpuimg_metadata *blocks(gpuimg_ctx *ctx, const uint8_t *d, size_t n)
                    "orientation %d, its EXIF says %d", m->orientation,
                    m->exif ? gpuimg__exif_orientation(m->exif, m->exif_len) : 0);
         /* copied out of the file, but PNG's profile (and XMP) inflated */
-        FUZZ_CHECK(m->exif_len <= n && (codec == GPUIMG__CODEC_PNG ||
-                                        (m->icc_len <= n && m->xmp_len <= n)),
+        FUZZ_CHECK(m->exif_len <= n &&
+                       (format == &gpuimg__format_png || (m->icc_len <= n && m->xmp_len <= n)),
                    "blocks of %zu, %zu, %zu bytes from a file of %zu", m->icc_len, m->exif_len,
                    m->xmp_len, n);
         return m;
@@ -109,41 +111,16 @@ static gpuimg_metadata *blocks(gpuimg_ctx *ctx, const uint8_t *d, size_t n)
     return m;
 }
 
-typedef gpuimg_status (*encode_fn)(gpuimg_ctx *, FILE *, const char *, gpuimg_format,
-                                   const gpuimg_image *);
-
-static gpuimg_status encode_png(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
-                                const gpuimg_image *img)
-{
-    (void)format;
-    return gpuimg__encode_png(ctx, f, name, img);
-}
-
-static gpuimg_status encode_jpeg(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
-                                 const gpuimg_image *img)
-{
-    (void)format;
-    return gpuimg__encode_jpeg(ctx, f, name, img);
-}
-
 /* JPEG's segments: 65533 bytes after the length, less the identifier (a
  * block that does not fit is left out with a warning); ICC in up to 255. */
 #define SEGMENT 65533u
 
-static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, gpuimg_format format)
+/* Through the writer of row r (its first written extension) and back. */
+static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, const gpuimg__format *r)
 {
-    static const struct {
-        gpuimg_format format;
-        const char *name;
-        encode_fn encode;
-    } writers[] = {{GPUIMG_FORMAT_PNG, "fuzz.png", encode_png},
-                   {GPUIMG_FORMAT_JPEG, "fuzz.jpg", encode_jpeg},
-                   {GPUIMG_FORMAT_WEBP, "fuzz.webp", gpuimg__encode_webp},
-                   {GPUIMG_FORMAT_TIFF, "fuzz.tif", gpuimg__encode_tiff}};
-    size_t w = 0;
-    while (writers[w].format != format)
-        w++;
-    const char *name = writers[w].name;
+    gpuimg_format format = r->extensions[0].writes;
+    char name[32];
+    snprintf(name, sizeof name, "fuzz.%s", r->extensions[0].name);
     /* 3x2, every value different: any turn or flip shows */
     gpuimg_image img;
     FUZZ_CHECK(gpuimg_image_alloc(&img, 3, 2, 3) == GPUIMG_OK, "alloc");
@@ -160,12 +137,12 @@ static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, gpuimg_format 
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     FUZZ_CHECK(f != NULL, "open_memstream");
-    gpuimg_status st = writers[w].encode(ctx, f, name, format, &img);
+    gpuimg_status st = r->encode(ctx, f, name, format, &img);
     FUZZ_CHECK(fclose(f) == 0 && st == GPUIMG_OK, "%s: %s", name, gpuimg_ctx_error(ctx));
     gpuimg_image back;
     st = gpuimg_load_memory(ctx, buf, len, name, &back);
     FUZZ_CHECK(st == GPUIMG_OK, "%s written does not read back: %s", name, gpuimg_ctx_error(ctx));
-    if (format == GPUIMG_FORMAT_JPEG)
+    if (r == &gpuimg__format_jpeg)
         FUZZ_CHECK(back.width == img.width && back.height == img.height,
                    "%s written reads back %dx%d, not %dx%d", name, back.width, back.height,
                    img.width, img.height);
@@ -173,7 +150,7 @@ static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, gpuimg_format 
         FUZZ_CHECK(fuzz_same_image(&back, &img), "%s written reads back other pixels", name);
     gpuimg__meta_out o; /* what the writer was given, and JPEG's room for it */
     gpuimg__metadata_for_output(ctx, &img, &o);
-    if (format == GPUIMG_FORMAT_JPEG) {
+    if (r == &gpuimg__format_jpeg) {
         size_t per = SEGMENT - 14;
         if (o.exif_len + 6 > SEGMENT)
             o.exif = NULL, o.exif_len = 0;
@@ -183,7 +160,7 @@ static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, gpuimg_format 
             o.icc = NULL, o.icc_len = 0;
     }
     const char *differs = fuzz_meta_differs(back.meta, o.icc, o.icc_len, o.exif, o.exif_len,
-                                            format != GPUIMG_FORMAT_TIFF, o.xmp, o.xmp_len);
+                                            r != &gpuimg__format_tiff, o.xmp, o.xmp_len);
     FUZZ_CHECK(!differs, "%s written reads back another %s", name, differs);
     free(o.exif_copy);
     gpuimg_file_info info;
@@ -216,10 +193,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gpuimg_metadata *m = blocks(ctx, data, size);
     if (!m)
         return 0;
-    static const gpuimg_format formats[] = {GPUIMG_FORMAT_PNG, GPUIMG_FORMAT_JPEG,
-                                            GPUIMG_FORMAT_WEBP, GPUIMG_FORMAT_TIFF};
-    for (size_t i = 0; i < sizeof formats / sizeof *formats; i++)
-        round_trip(ctx, m, formats[i]);
+    for (const gpuimg__format *const *f = gpuimg__formats; *f; f++)
+        if ((*f)->meta_write && (*f)->encode)
+            round_trip(ctx, m, *f);
     gpuimg_metadata_free(m);
     return 0;
 }

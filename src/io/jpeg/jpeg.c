@@ -36,9 +36,11 @@
 #include <jerror.h>
 #include <turbojpeg.h>
 
+#include "core/pool.h"
+#include "io/formats.h"
 #include "io/io.h"
 #include "io/metadata.h"
-#include "core/pool.h"
+#include "io/walk_jpeg.h"
 
 #define MAX_BANDS 8
 /* Below this many pixels, one band: threads would cost more than they save. */
@@ -47,7 +49,13 @@
  * limit (TJFLAG_LIMITSCANS) is refused as a decompression bomb. */
 #define MAX_SCANS 500
 
-int gpuimg__is_jpeg(const uint8_t *data, size_t size)
+/* The identifiers of the metadata's segments: APP1 Exif, APP1 XMP, APP2
+ * ICC_PROFILE (each with its NUL), read and written here. */
+static const char exif_id[GPUIMG__EXIF_ID_LEN] = GPUIMG__EXIF_ID;
+static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
+static const char icc_id[12] = "ICC_PROFILE";
+
+static int is_jpeg(const uint8_t *data, size_t size)
 {
     return size >= 3 && data[0] == 0xFF && data[1] == 0xD8 && data[2] == 0xFF;
 }
@@ -271,9 +279,6 @@ static int write_segment(FILE *f, int marker, const void *id, size_t id_len, con
 static int write_with_metadata(gpuimg_ctx *ctx, FILE *f, const char *name, const uint8_t *jpeg,
                                size_t len, const gpuimg_image *img)
 {
-    static const char exif_id[6] = {'E', 'x', 'i', 'f', 0, 0};
-    static const char xmp_id[] = "http://ns.adobe.com/xap/1.0/";
-    static const char icc_id[12] = "ICC_PROFILE";
     gpuimg__meta_out m;
     gpuimg__metadata_for_output(ctx, img, &m);
     size_t head = 2; /* SOI, and the JFIF APP0 that TurboJPEG writes first */
@@ -381,3 +386,100 @@ gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const u
     ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
     return st;
 }
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *o)
+{
+    gpuimg__jpeg_segment seg;
+    for (size_t pos = 2;
+         gpuimg__jpeg_next(d, n, &pos, &seg) && seg.marker != 0xDA && seg.marker != 0xD9;) {
+        if (gpuimg__jpeg_is_sof(seg.marker)) {
+            if (seg.len < 6)
+                break;
+            const uint8_t *f = seg.body;
+            o->depth = f[0];
+            o->stored_height = f[1] << 8 | f[2];
+            o->stored_width = f[3] << 8 | f[4];
+            o->channels = f[5] == 1 ? 1 : 3; /* CMYK and YCCK are read as RGB */
+            return GPUIMG_OK;
+        }
+    }
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (no JPEG frame header)",
+                        name);
+}
+
+/* APP1 Exif, APP1 XMP and APP2 ICC_PROFILE; the first of each kind. */
+static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
+                     gpuimg_metadata *m)
+{
+    /* ICC chunks: numbered 1..count, any order; gathered, then joined */
+    const uint8_t *icc_part[256] = {0};
+    size_t icc_len[256] = {0};
+    int icc_count = 0;
+    gpuimg__jpeg_segment seg;
+    for (size_t pos = 2; gpuimg__jpeg_next(data, size, &pos, &seg);) {
+        uint8_t marker = seg.marker;
+        if (marker == 0xDA || marker == 0xD9) /* start of scan, end: no more headers */
+            break;
+        const uint8_t *body = seg.body;
+        size_t n = seg.len;
+        if (marker == 0xE1 && n > 6 && memcmp(body, exif_id, 6) == 0 && !m->exif) {
+            if (!(m->exif = gpuimg__meta_copy(body + 6, n - 6)))
+                return 0;
+            m->exif_len = n - 6;
+        } else if (marker == 0xE1 && n > sizeof xmp_id &&
+                   memcmp(body, xmp_id, sizeof xmp_id) == 0 && !m->xmp) {
+            if (!(m->xmp = gpuimg__meta_copy(body + sizeof xmp_id, n - sizeof xmp_id)))
+                return 0;
+            m->xmp_len = n - sizeof xmp_id;
+        } else if (marker == 0xE2 && n > 14 && memcmp(body, icc_id, 12) == 0) {
+            int seq = body[12], count = body[13];
+            if (seq < 1 || seq > count || (icc_count && count != icc_count) || icc_part[seq]) {
+                gpuimg__meta_dropped(notes, "ICC profile (its APP2 chunks do not number up)");
+                icc_count = -1;
+            } else if (icc_count >= 0) {
+                icc_count = count;
+                icc_part[seq] = body + 14;
+                icc_len[seq] = n - 14;
+            }
+        }
+    }
+    if (icc_count > 0) {
+        size_t total = 0;
+        int whole = 1;
+        for (int s = 1; s <= icc_count; s++) {
+            whole &= icc_part[s] != NULL;
+            total += icc_len[s];
+        }
+        if (!whole) {
+            gpuimg__meta_dropped(notes, "ICC profile (an APP2 chunk is missing)");
+        } else if (total > 0) {
+            if (!(m->icc = malloc(total)))
+                return 0;
+            for (int s = 1; s <= icc_count; s++) {
+                memcpy(m->icc + m->icc_len, icc_part[s], icc_len[s]);
+                m->icc_len += icc_len[s];
+            }
+        }
+    }
+    return 1;
+}
+
+static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                            const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_jpeg(ctx, f, name, img);
+}
+
+const gpuimg__format gpuimg__format_jpeg = {
+    .name = "jpeg",
+    .extensions = {{"jpg", GPUIMG_FORMAT_JPEG}, {"jpeg", GPUIMG_FORMAT_JPEG}},
+    .sniff = is_jpeg,
+    .probe = probe,
+    .stream_size = gpuimg__stream_size_of_header,
+    .decode = gpuimg__decode_jpeg,
+    .encode = encode,
+    .meta_read = meta_read,
+    .meta_write = 1,
+};

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The marker walk of gpuimg__jpeg_scan (jpeg_scan.h). nvJPEG's hardware
+/* The structure check of gpuimg__jpeg_scan (jpeg/scan.h), over the one
+ * segment walk (walk_jpeg.h). nvJPEG's hardware
  * engine decodes what it is given and may not notice that a file was cut
  * short, so the walk checks the whole structure first: a file that would
  * make libjpeg-turbo warn about its end (an error in SPEC §2) never reaches
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "io/jpeg/scan.h"
+#include "io/walk_jpeg.h"
 
 static unsigned be16(const uint8_t *p)
 {
@@ -57,15 +59,11 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
     int frame = 0, scans = 0, jfif = 0, adobe = -1; /* Adobe's transform, -1: none */
     uint8_t ids[3] = {0, 0, 0};                     /* the components' identifiers */
     size_t i = 2;
-    while (i + 1 < size) {
-        if (data[i] != 0xFF)
-            return 0; /* garbage between segments: libjpeg warns */
-        uint8_t m = data[i + 1];
-        if (m == 0xFF) { /* fill byte */
-            i++;
-            continue;
-        }
-        i += 2;
+    gpuimg__jpeg_segment s;
+    /* 0 from the walk: garbage between segments (libjpeg warns), or a
+     * segment cut short */
+    while (gpuimg__jpeg_next(data, size, &i, &s)) {
+        uint8_t m = s.marker;
         if (m == 0xD9) /* EOI: whole, if it had a frame and a scan */
             return frame && scans && (out->components == 1 || ycbcr(jfif, adobe, ids));
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7))
@@ -76,14 +74,9 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
               (m >= 0xE0 && m <= 0xEF) || m == 0xFE) ||
             m == 0xC8)
             return 0;
-        if (i + 2 > size)
-            return 0;
-        unsigned len = be16(data + i);
-        if (len < 2 || i + len > size)
-            return 0;
-        const uint8_t *seg = data + i + 2;
-        size_t n = len - 2;
-        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+        const uint8_t *seg = s.body;
+        size_t n = s.len;
+        if (gpuimg__jpeg_is_sof(m)) {
             /* SOFn: only Huffman baseline, extended and progressive, once */
             if (frame || (m != 0xC0 && m != 0xC1 && m != 0xC2) || n < 6)
                 return 0;
@@ -115,10 +108,8 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
             if (!frame)
                 return 0;
             scans++;
-            i = skip_entropy(data, size, i + len);
-            continue;
+            i = skip_entropy(data, size, i);
         }
-        i += len;
     }
     return 0; /* no EOI: the file was cut */
 }

@@ -27,8 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/io.h"
 #include "core/pool.h"
+#include "io/io.h"
+#include "io/walk_png.h"
 
 /* Small enough that an 8K row (23040 bytes) has 22 spans, so 16 threads
  * can each be on a different row; large enough that the release store and
@@ -208,10 +209,11 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     uint8_t *idat = malloc(size);
     size_t idat_len = 0, pos = 8;
     int idats = 0, in_run = 0, ended = 0, palettes = 0;
-    while (idat && !ended && size - pos >= 12) {
-        uint32_t len = gpuimg__be32(data + pos);
-        const uint8_t *type = data + pos + 4;
-        if (len > size - pos - 12 || !letters(type) ||
+    gpuimg__png_chunk chunk;
+    while (idat && !ended && gpuimg__png_next(data, size, &pos, &chunk)) {
+        uint32_t len = chunk.len;
+        const uint8_t *type = chunk.type;
+        if (!letters(type) ||
             libdeflate_crc32(0, type, (size_t)len + 4) != gpuimg__be32(type + 4 + len))
             break;
         int is_idat = memcmp(type, "IDAT", 4) == 0;
@@ -223,7 +225,7 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
             idats++;
         } else if (memcmp(type, "IEND", 4) == 0) {
             ended = 1;
-        } else if (pos == 8) {
+        } else if (type == data + 12) {
             /* IHDR, read above */
         } else if (memcmp(type, "tRNS", 4) == 0 || (type[0] & 0x20) == 0) {
             /* tRNS would become an alpha channel. A critical chunk other
@@ -237,7 +239,6 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
                 break;
         }
         in_run = is_idat;
-        pos += 12 + (size_t)len;
     }
     /* 0x78: deflate with a 32 KiB window. A smaller declared window is
      * libpng's to hold the stream to (libdeflate ignores it). */

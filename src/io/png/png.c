@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* PNG reading through libpng: it checks every chunk's CRC and the stream's
  * completeness (stb_image does neither). Writing is io_png_write.c. */
+#define _POSIX_C_SOURCE 200809L /* strnlen */
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/formats.h"
 #include "io/io.h"
+#include "io/metadata.h"
+#include "io/walk_png.h"
 
 struct png_job {
     gpuimg_ctx *ctx;
@@ -42,7 +46,7 @@ static void read_bytes(png_structp png, png_bytep dst, size_t len)
     job->pos += len;
 }
 
-int gpuimg__is_png(const uint8_t *data, size_t size)
+static int is_png(const uint8_t *data, size_t size)
 {
     return size >= 8 && png_sig_cmp(data, 0, 8) == 0;
 }
@@ -68,15 +72,13 @@ gpuimg_status gpuimg__decode_png(gpuimg_ctx *ctx, const uint8_t *data, size_t si
      * Said here, before libpng, which would first allocate what an ancillary
      * chunk claims (a fuzzed iTXt of 1.8 GB in a 302-byte file) whatever
      * png_set_chunk_malloc_max says. */
-    for (size_t pos = 8; size - pos >= 8;) {
-        uint32_t len = gpuimg__be32(data + pos);
-        if (len > size - pos - 8)
-            return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated PNG)",
-                                name);
-        if (memcmp(data + pos + 4, "IEND", 4) == 0)
+    gpuimg__png_chunk c;
+    for (size_t pos = 8; gpuimg__png_next(data, size, &pos, &c);)
+        if (memcmp(c.type, "IEND", 4) == 0)
             break;
-        pos += (size_t)len + 12 <= size - pos ? (size_t)len + 12 : size - pos;
-    }
+    if (c.cut)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (truncated PNG)",
+                            name);
     return gpuimg__decode_png_libpng(ctx, data, size, name, out);
 }
 
@@ -165,3 +167,112 @@ done:
         gpuimg_image_free(img);
     return st;
 }
+
+static gpuimg_status unreadable(gpuimg_ctx *ctx, const char *name)
+{
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged PNG header)",
+                        name);
+}
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *o)
+{
+    if (n < 33 || memcmp(d + 12, "IHDR", 4) != 0)
+        return unreadable(ctx, name);
+    static const int channels_of[7] = {1, 0, 3, 3, 2, 0, 4};
+    int type = d[25];
+    o->stored_width = (int)gpuimg__be32(d + 16) > 0 ? (int)gpuimg__be32(d + 16) : 0;
+    o->stored_height = (int)gpuimg__be32(d + 20) > 0 ? (int)gpuimg__be32(d + 20) : 0;
+    o->depth = d[24];
+    if (type > 6 || !channels_of[type])
+        return unreadable(ctx, name);
+    o->channels = channels_of[type];
+    /* tRNS becomes alpha (gray 2, colour and palette 4) */
+    gpuimg__png_chunk c;
+    for (size_t pos = 33; gpuimg__png_next(d, n, &pos, &c) && memcmp(c.type, "IDAT", 4) != 0;)
+        if (memcmp(c.type, "tRNS", 4) == 0)
+            o->channels = type == 0 ? 2 : 4;
+    return GPUIMG_OK;
+}
+
+/* One image, its size bounded, unless an APNG (an acTL chunk before the
+ * first IDAT, among the chunks in head): its frames are not. */
+static int stream_size(gpuimg_ctx *ctx, const uint8_t *head, size_t len, uint64_t *width,
+                       uint64_t *height)
+{
+    gpuimg__png_chunk c;
+    for (size_t pos = 8; gpuimg__png_next(head, len, &pos, &c) && memcmp(c.type, "IDAT", 4) != 0;)
+        if (memcmp(c.type, "acTL", 4) == 0)
+            return 0;
+    return gpuimg__stream_size_of_header(ctx, head, len, width, height);
+}
+
+static const char XMP_KEY[] = "XML:com.adobe.xmp";
+
+/* iCCP, eXIf and iTXt XML:com.adobe.xmp; every block keeps the first of
+ * its kind. */
+static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
+                     gpuimg_metadata *m)
+{
+    gpuimg__png_chunk c;
+    for (size_t pos = 8; gpuimg__png_next(data, size, &pos, &c);) {
+        const uint8_t *type = c.type, *body = c.body;
+        uint32_t len = c.len;
+        if (memcmp(type, "iCCP", 4) == 0 && !m->icc) {
+            size_t key = strnlen((const char *)body, len < 80 ? len : 80);
+            if (key >= 1 && key < 80 && len >= key + 3 && body[key + 1] == 0) {
+                m->icc = gpuimg__meta_inflate(body + key + 2, len - key - 2, &m->icc_len);
+                if (!m->icc)
+                    gpuimg__meta_dropped(notes, "ICC profile (iCCP does not inflate)");
+            } else {
+                gpuimg__meta_dropped(notes, "ICC profile (damaged iCCP)");
+            }
+        } else if (memcmp(type, "eXIf", 4) == 0 && !m->exif && len > 0) {
+            if (!(m->exif = gpuimg__meta_copy(body, len)))
+                return 0;
+            m->exif_len = len;
+        } else if (memcmp(type, "iTXt", 4) == 0 && !m->xmp && len > sizeof XMP_KEY + 3 &&
+                   memcmp(body, XMP_KEY, sizeof XMP_KEY) == 0) {
+            /* keyword\0, compression flag, method, language\0, translated\0, text */
+            const uint8_t *p = body + sizeof XMP_KEY, *end = body + len;
+            int compressed = p[0];
+            p += 2;
+            for (int field = 0; field < 2 && p < end; field++) {
+                const uint8_t *nul = memchr(p, 0, (size_t)(end - p));
+                p = nul ? nul + 1 : end;
+            }
+            if (p < end && !compressed) {
+                if (!(m->xmp = gpuimg__meta_copy(p, (size_t)(end - p))))
+                    return 0;
+                m->xmp_len = (size_t)(end - p);
+            } else if (p < end) {
+                m->xmp = gpuimg__meta_inflate(p, (size_t)(end - p), &m->xmp_len);
+                if (!m->xmp)
+                    gpuimg__meta_dropped(notes, "XMP (iTXt does not inflate)");
+            }
+        } else if (memcmp(type, "IEND", 4) == 0) {
+            break;
+        }
+    }
+    return 1;
+}
+
+static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                            const gpuimg_image *img)
+{
+    (void)format;
+    return gpuimg__encode_png(ctx, f, name, img);
+}
+
+const gpuimg__format gpuimg__format_png = {
+    .name = "png",
+    .extensions = {{"png", GPUIMG_FORMAT_PNG}},
+    .holds_16 = 1,
+    .sniff = is_png,
+    .probe = probe,
+    .stream_size = stream_size,
+    .decode = gpuimg__decode_png,
+    .encode = encode,
+    .meta_read = meta_read,
+    .meta_write = 1,
+};

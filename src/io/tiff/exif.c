@@ -21,21 +21,12 @@
 #include <tiffio.h>
 
 #include "io/io.h"
+#include "io/walk_tiff.h"
 
 #define EXIF_MAX 65000
 #define TAG_INTEROP 0xA005
 #define TAG_EXIF_IFD 0x8769
 #define TAG_ORIENTATION 0x0112
-
-static uint32_t get16(const uint8_t *p, int le)
-{
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 : (uint32_t)p[0] << 8 | p[1];
-}
-
-static uint32_t get32(const uint8_t *p, int le)
-{
-    return le ? get16(p, 1) | get16(p + 2, 1) << 16 : get16(p, 0) << 16 | get16(p + 2, 0);
-}
 
 static void put16(uint8_t *p, uint32_t v, int le)
 {
@@ -76,12 +67,13 @@ typedef struct block {
  * would not fit the block. */
 static int copy_entry(block *k, uint8_t *d, const uint8_t *e, const uint8_t *file, size_t size)
 {
-    uint64_t bytes = (uint64_t)type_size(get16(e + 2, k->le)) * get32(e + 4, k->le);
+    uint64_t bytes =
+        (uint64_t)type_size(gpuimg__tiff_get16(e + 2, k->le)) * gpuimg__tiff_get32(e + 4, k->le);
     if (bytes <= 4) {
         memcpy(d, e, 12); /* the value itself, in place */
         return 1;
     }
-    uint64_t from = get32(e + 8, k->le);
+    uint64_t from = gpuimg__tiff_get32(e + 8, k->le);
     uint64_t padded = bytes + (bytes & 1); /* values start on a word */
     if (from > size || bytes > size - from || padded > EXIF_MAX - k->used)
         return 0; /* the slot left as it was: the IFD's end stays 0 */
@@ -97,28 +89,26 @@ static int copy_entry(block *k, uint8_t *d, const uint8_t *e, const uint8_t *fil
  * EXIF whose Orientation is not). */
 static int ifd0_entry_wanted(const uint8_t *e, uint32_t tag, int le)
 {
-    uint32_t type = get16(e + 2, le), count = get32(e + 4, le);
+    uint32_t type = gpuimg__tiff_get16(e + 2, le), count = gpuimg__tiff_get32(e + 4, le);
     if (tag == TAG_ORIENTATION)
-        return type == 3 && count == 1 && get16(e + 8, le) >= 1 && get16(e + 8, le) <= 8;
+        return type == 3 && count == 1 && gpuimg__tiff_get16(e + 8, le) >= 1 &&
+               gpuimg__tiff_get16(e + 8, le) <= 8;
     return type == 2 && count >= 1;
 }
 
 /* The entries of the file's IFD0 (its header's first directory, the one
  * libtiff reads) the block carries: the first of each tag, in IFD0_TAGS's
  * order. Returns how many. */
-static int pick_ifd0(const uint8_t *file, size_t size, int le, const uint8_t **picked)
+static int pick_ifd0(const uint8_t *file, size_t size, int le, uint64_t at, const uint8_t **picked)
 {
-    uint64_t ifd = get32(file + 4, le);
-    if (ifd < 8 || ifd > size - 2)
+    gpuimg__tiff_ifd ifd;
+    if (!gpuimg__tiff_ifd_at(file, size, at, le, &ifd))
         return 0;
-    uint64_t n = get16(file + ifd, le);
-    if (n > (size - ifd - 2) / 12)
-        n = (size - ifd - 2) / 12; /* the entries inside the file */
     int k = 0;
     for (size_t t = 0; t < IFD0_COUNT; t++)
-        for (uint64_t i = 0; i < n; i++) {
-            const uint8_t *e = file + ifd + 2 + 12 * i;
-            if (get16(e, le) != IFD0_TAGS[t])
+        for (uint32_t i = 0; i < ifd.inside; i++) { /* the entries inside the file */
+            const uint8_t *e = ifd.entries + 12 * (size_t)i;
+            if (gpuimg__tiff_get16(e, le) != IFD0_TAGS[t])
                 continue;
             if (ifd0_entry_wanted(e, IFD0_TAGS[t], le))
                 picked[k++] = e;
@@ -129,14 +119,14 @@ static int pick_ifd0(const uint8_t *file, size_t size, int le, const uint8_t **p
 
 /* The file's EXIF IFD, at ifd, copied into the block at `at` (its table
  * reserved up to there already): returns the entries kept. */
-static uint32_t copy_exif_ifd(block *k, size_t at, const uint8_t *file, size_t size, uint64_t ifd,
-                              uint32_t n)
+static uint32_t copy_exif_ifd(block *k, size_t at, const uint8_t *file, size_t size,
+                              const gpuimg__tiff_ifd *ifd)
 {
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        const uint8_t *e = file + ifd + 2 + 12 * (uint64_t)i;
-        uint32_t tag = get16(e, k->le), type = get16(e + 2, k->le);
-        uint64_t bytes = (uint64_t)type_size(type) * get32(e + 4, k->le);
+    for (uint32_t i = 0; i < ifd->count; i++) {
+        const uint8_t *e = ifd->entries + 12 * (size_t)i;
+        uint32_t tag = gpuimg__tiff_get16(e, k->le), type = gpuimg__tiff_get16(e + 2, k->le);
+        uint64_t bytes = (uint64_t)type_size(type) * gpuimg__tiff_get32(e + 4, k->le);
         if (bytes == 0 || tag == TAG_INTEROP || type == 13)
             continue; /* unknown type, empty, or another IFD */
         kept += (uint32_t)copy_entry(k, k->b + at + 2 + 12 * (size_t)kept, e, file, size);
@@ -145,28 +135,26 @@ static uint32_t copy_exif_ifd(block *k, size_t at, const uint8_t *file, size_t s
     return kept; /* the slots after them still 0, as calloc left them */
 }
 
-/* The EXIF IFD's entry count, or 0 when ifd does not hold one inside the
- * file (0: the file has none). */
-static uint32_t exif_ifd_entries(const uint8_t *file, size_t size, uint64_t ifd, int le)
+/* The EXIF IFD at offset at, when it lies inside the file whole, with at
+ * most 1000 entries: 1, else 0 (0: the file has none). */
+static int exif_ifd(const uint8_t *file, size_t size, uint64_t at, int le, gpuimg__tiff_ifd *ifd)
 {
-    if (ifd < 8 || ifd > size - 2)
-        return 0;
-    uint32_t n = get16(file + ifd, le);
-    if (n > 1000 || (uint64_t)ifd + 2 + 12 * (uint64_t)n > size)
-        return 0;
-    return n;
+    return gpuimg__tiff_ifd_at(file, size, at, le, ifd) && ifd->count <= 1000 &&
+           ifd->inside == ifd->count;
 }
 
 int gpuimg__tiff_exif(const uint8_t *file, size_t size, uint64_t ifd, uint8_t **out, size_t *len)
 {
     *out = NULL;
     *len = 0;
-    if (size < 8)
+    int le;
+    uint64_t ifd0;
+    if (!gpuimg__tiff_header(file, size, &le, &ifd0))
         return 0;
-    int le = file[0] == 'I';
     const uint8_t *picked[IFD0_COUNT];
-    int np = pick_ifd0(file, size, le, picked);
-    uint32_t n = exif_ifd_entries(file, size, ifd, le);
+    int np = pick_ifd0(file, size, le, ifd0, picked);
+    gpuimg__tiff_ifd sub;
+    uint32_t n = exif_ifd(file, size, ifd, le, &sub) ? sub.count : 0;
     if (np == 0 && n == 0)
         return 0;
     /* header 8; IFD0 2 + 12 (np + 1) + 4, the last entry ExifIFD; then
@@ -177,7 +165,7 @@ int gpuimg__tiff_exif(const uint8_t *file, size_t size, uint64_t ifd, uint8_t **
         return -1;
     memcpy(k.b, le ? "II*\0" : "MM\0*", 4);
     put32(k.b + 4, 8, le);
-    uint32_t kept = n ? copy_exif_ifd(&k, at, file, size, ifd, n) : 0;
+    uint32_t kept = n ? copy_exif_ifd(&k, at, file, size, &sub) : 0;
     uint32_t n0 = 0;
     for (int i = 0; i < np; i++)
         n0 += (uint32_t)copy_entry(&k, k.b + 10 + 12 * (size_t)n0, picked[i], file, size);
@@ -207,17 +195,17 @@ static double element(const uint8_t *v, uint32_t type, uint32_t k, int le)
     case 1:
     case 7: return v[k];
     case 6: return (int8_t)v[k];
-    case 3: return get16(v + 2 * k, le);
-    case 8: return (int16_t)get16(v + 2 * k, le);
-    case 4: return get32(v + 4 * k, le);
-    case 9: return (int32_t)get32(v + 4 * k, le);
+    case 3: return gpuimg__tiff_get16(v + 2 * k, le);
+    case 8: return (int16_t)gpuimg__tiff_get16(v + 2 * k, le);
+    case 4: return gpuimg__tiff_get32(v + 4 * k, le);
+    case 9: return (int32_t)gpuimg__tiff_get32(v + 4 * k, le);
     case 5: {
-        uint32_t d = get32(v + 8 * k + 4, le);
-        return d ? get32(v + 8 * k, le) / (double)d : 0.0;
+        uint32_t d = gpuimg__tiff_get32(v + 8 * k + 4, le);
+        return d ? gpuimg__tiff_get32(v + 8 * k, le) / (double)d : 0.0;
     }
     case 10: {
-        int32_t d = (int32_t)get32(v + 8 * k + 4, le);
-        return d ? (int32_t)get32(v + 8 * k, le) / (double)d : 0.0;
+        int32_t d = (int32_t)gpuimg__tiff_get32(v + 8 * k + 4, le);
+        return d ? (int32_t)gpuimg__tiff_get32(v + 8 * k, le) / (double)d : 0.0;
     }
     default: return 0.0;
     }
@@ -295,21 +283,18 @@ static int set_entry(TIFF *tif, uint32_t tag, uint32_t type, uint32_t count, con
 /* The block's IFD0: its offset and entry count (those inside the block),
  * and its ExifIFD entry's offset (0: none). 0 when the block is not an
  * EXIF block. */
-static int block_ifd0(const uint8_t *exif, size_t size, uint64_t *ifd0, uint32_t *n0, uint64_t *sub)
+static int block_ifd0(const uint8_t *exif, size_t size, int *le, gpuimg__tiff_ifd *ifd0,
+                      uint64_t *sub)
 {
-    if (size < 8 || !gpuimg__is_tiff(exif, size))
-        return 0;
-    int le = exif[0] == 'I';
-    *ifd0 = get32(exif + 4, le);
+    uint64_t at;
     *sub = 0;
-    if (*ifd0 < 8 || *ifd0 > size - 2)
+    if (!gpuimg__tiff_header(exif, size, le, &at) ||
+        !gpuimg__tiff_ifd_at(exif, size, at, *le, ifd0))
         return 0;
-    uint64_t n = get16(exif + *ifd0, le), room = (size - *ifd0 - 2) / 12;
-    *n0 = (uint32_t)(n < room ? n : room);
-    for (uint32_t i = 0; i < *n0; i++) {
-        const uint8_t *e = exif + *ifd0 + 2 + 12 * (uint64_t)i;
-        if (get16(e, le) == TAG_EXIF_IFD)
-            *sub = get32(e + 8, le);
+    for (uint32_t i = 0; i < ifd0->inside; i++) {
+        const uint8_t *e = ifd0->entries + 12 * (size_t)i;
+        if (gpuimg__tiff_get16(e, *le) == TAG_EXIF_IFD)
+            *sub = gpuimg__tiff_get32(e + 8, *le);
     }
     return 1;
 }
@@ -322,7 +307,7 @@ static const uint8_t *entry_value(const uint8_t *exif, size_t size, const uint8_
 {
     if (bytes <= 4)
         return e + 8;
-    uint64_t from = get32(e + 8, le);
+    uint64_t from = gpuimg__tiff_get32(e + 8, le);
     return from > size || bytes > size - from ? NULL : exif + from;
 }
 
@@ -331,7 +316,7 @@ static const uint8_t *entry_value(const uint8_t *exif, size_t size, const uint8_
 static void set_text(TIFF *tif, uint32_t tag, const uint8_t *exif, size_t size, const uint8_t *e,
                      int le)
 {
-    uint64_t count = get32(e + 4, le);
+    uint64_t count = gpuimg__tiff_get32(e + 4, le);
     const uint8_t *v = entry_value(exif, size, e, count, le);
     if (!v)
         return;
@@ -349,16 +334,16 @@ static void set_text(TIFF *tif, uint32_t tag, const uint8_t *exif, size_t size, 
 
 int gpuimg__tiff_write_ifd0(TIFF *tif, const uint8_t *exif, size_t size)
 {
-    uint64_t ifd0, sub;
-    uint32_t n0;
-    if (!block_ifd0(exif, size, &ifd0, &n0, &sub))
+    gpuimg__tiff_ifd ifd0;
+    uint64_t sub;
+    int le;
+    if (!block_ifd0(exif, size, &le, &ifd0, &sub))
         return 0;
-    int le = exif[0] == 'I';
-    for (uint32_t i = 0; i < n0; i++) {
-        const uint8_t *e = exif + ifd0 + 2 + 12 * (uint64_t)i;
-        uint32_t tag = get16(e, le);
+    for (uint32_t i = 0; i < ifd0.inside; i++) {
+        const uint8_t *e = ifd0.entries + 12 * (size_t)i;
+        uint32_t tag = gpuimg__tiff_get16(e, le);
         for (size_t t = 0; t < IFD0_COUNT; t++)
-            if (tag == IFD0_TAGS[t] && tag != TAG_ORIENTATION && get16(e + 2, le) == 2)
+            if (tag == IFD0_TAGS[t] && tag != TAG_ORIENTATION && gpuimg__tiff_get16(e + 2, le) == 2)
                 set_text(tif, tag, exif, size, e, le);
     }
     return sub >= 8 && sub <= size - 2;
@@ -366,17 +351,18 @@ int gpuimg__tiff_write_ifd0(TIFF *tif, const uint8_t *exif, size_t size)
 
 int gpuimg__tiff_write_exif(TIFF *tif, const uint8_t *exif, size_t size, uint64_t *offset)
 {
-    uint64_t ifd0, sub;
-    uint32_t n0;
-    if (!block_ifd0(exif, size, &ifd0, &n0, &sub))
+    gpuimg__tiff_ifd ifd0, ifd;
+    uint64_t sub;
+    int le;
+    if (!block_ifd0(exif, size, &le, &ifd0, &sub) ||
+        !gpuimg__tiff_ifd_at(exif, size, sub, le, &ifd) ||
+        TIFFCreateEXIFDirectory(tif) != 0) /* 0: made */
         return 0;
-    int le = exif[0] == 'I';
-    if (sub < 8 || sub > size - 2 || TIFFCreateEXIFDirectory(tif) != 0) /* 0: made */
-        return 0;
-    uint32_t n = get16(exif + sub, le), set = 0;
-    for (uint32_t i = 0; i < n && sub + 2 + 12 * (uint64_t)(i + 1) <= size; i++) {
-        const uint8_t *e = exif + sub + 2 + 12 * (uint64_t)i;
-        uint32_t tag = get16(e, le), type = get16(e + 2, le), count = get32(e + 4, le);
+    uint32_t set = 0;
+    for (uint32_t i = 0; i < ifd.inside; i++) {
+        const uint8_t *e = ifd.entries + 12 * (size_t)i;
+        uint32_t tag = gpuimg__tiff_get16(e, le), type = gpuimg__tiff_get16(e + 2, le),
+                 count = gpuimg__tiff_get32(e + 4, le);
         uint64_t bytes = (uint64_t)type_size(type) * count;
         if (bytes == 0 || tag == TAG_INTEROP || type == 13)
             continue;

@@ -23,10 +23,11 @@
 
 #include <tiffio.h>
 
+#include "io/formats.h"
 #include "io/io.h"
 #include "io/metadata.h"
 
-int gpuimg__is_tiff(const uint8_t *d, size_t n)
+static int is_tiff(const uint8_t *d, size_t n)
 {
     return n >= 4 && ((d[0] == 'I' && d[1] == 'I' && d[2] == 42 && d[3] == 0) ||
                       (d[0] == 'M' && d[1] == 'M' && d[2] == 0 && d[3] == 42));
@@ -586,8 +587,10 @@ static int loaded_channels(TIFF *tif)
     return (l.spp - extra >= 3 ? 3 : 1) + (extra > 0);
 }
 
-gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
-                                 size_t size, gpuimg_file_info *o)
+/* The tags alone, its metadata's sizes and orientation with them (libtiff
+ * reads them: the row has no meta_read). */
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                           gpuimg_file_info *o)
 {
     memio m = {.data = (uint8_t *)data, .size = (tsize_t)size};
     TIFF *tif = open_memory(&m, name, "r");
@@ -623,3 +626,14 @@ gpuimg_status gpuimg__probe_tiff(gpuimg_ctx *ctx, const char *name, const uint8_
     o->exif_bytes = exif_len;
     return GPUIMG_OK;
 }
+
+const gpuimg__format gpuimg__format_tiff = {
+    .name = "tiff",
+    .extensions = {{"tif", GPUIMG_FORMAT_TIFF}, {"tiff", GPUIMG_FORMAT_TIFF}},
+    .holds_16 = 1,
+    .sniff = is_tiff,
+    .probe = probe,
+    .decode = gpuimg__decode_tiff,
+    .encode = gpuimg__encode_tiff,
+    .meta_write = 1,
+};
