@@ -354,8 +354,9 @@ gpuimg_status gpuimg_run_consume(gpuimg_ctx *ctx, gpuimg_image *in, gpuimg_step 
  * and gpuimg_save in one, except that on CUDA a JPEG is decoded and
  * encoded on the device (SPEC §4, --jpeg-codec), so that only its
  * compressed bytes cross to it. "-" reads stdin and writes stdout (format:
- * its format, NONE for PNG). info, when not NULL, gets the shapes read and
- * written. */
+ * its format, NONE for PNG). out is checked first, as gpuimg_check_output(ctx,
+ * out, in) checks it, before anything is read. info, when not NULL, gets
+ * the shapes read and written. */
 typedef struct gpuimg_process_info {
     int in_width, in_height, in_channels;
     int out_width, out_height, out_channels;

@@ -273,7 +273,7 @@ static void save_item(batch *b, encoder *e, item *it)
         char why[PATH_BUF + 64];
         snprintf(why, sizeof why, "%s: cannot create its folder: %s", out, strerror(errno));
         gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, why);
-    } else if (gpuimg__output_save(e->ctx, out, GPUIMG_FORMAT_NONE, &it->out) != GPUIMG_OK) {
+    } else if (gpuimg__output_save(e->ctx, out, GPUIMG_FORMAT_NONE, &it->out, 0) != GPUIMG_OK) {
         gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
     } else {
         gpuimg__batch_report(b, it->index, GPUIMG_BATCH_DONE, NULL);

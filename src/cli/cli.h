@@ -68,6 +68,9 @@ void cli_report_time(const cli *c);
 /* Checks an output path before any work (gpuimg_check_output, and --format
  * only with "-"); needs c->ctx. Returns an exit code, or -1 to go on. */
 int cli_check_output(const cli *c, const char *out, const char *in);
+/* Its first half: --format only with "-" (gpuimg_process_file checks the
+ * path itself, once). */
+int cli_check_format(const cli *c, const char *out);
 /* Strict number parsing for option values; the second also refuses fractions. */
 int cli_number(const cli *c, const char *option, const char *text, double min, double max,
                double *out);

@@ -66,7 +66,7 @@ static int process(cli *c, const char *in, const char *out, gpuimg_step **steps,
 {
     if (c->parse_only)
         return 0;
-    int rc = cli_check_output(c, out, in);
+    int rc = cli_check_format(c, out); /* the path itself: gpuimg_process_file's */
     if (rc >= 0)
         return rc;
     gpuimg_process_info info;

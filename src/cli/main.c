@@ -394,13 +394,21 @@ void cli_report_time(const cli *c)
     fprintf(stderr, "; total %.2f ms\n", total);
 }
 
-int cli_check_output(const cli *c, const char *out, const char *in)
+int cli_check_format(const cli *c, const char *out)
 {
     if (c->format != GPUIMG_FORMAT_NONE && strcmp(out, "-") != 0 &&
         gpuimg_format_from_path(out) != c->format) {
         cli_error(c, "--format names the format of '-'; %s has its own extension", out);
         return EXIT_USAGE;
     }
+    return -1;
+}
+
+int cli_check_output(const cli *c, const char *out, const char *in)
+{
+    int rc = cli_check_format(c, out);
+    if (rc >= 0)
+        return rc;
     gpuimg_status st = gpuimg_check_output(c->ctx, out, in);
     return st == GPUIMG_OK ? -1 : cli_fail(c, st);
 }

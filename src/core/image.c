@@ -9,7 +9,7 @@
 
 #include "core/image.h"
 #include "core/internal.h"
-#include "io/metadata.h"
+#include "core/metadata.h"
 
 size_t gpuimg__image_bytes(int width, int height, int channels)
 {

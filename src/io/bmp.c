@@ -308,7 +308,7 @@ static void opaque_if_unused(gpuimg_image *out, uint64_t pixels)
 static gpuimg_status take(gpuimg_ctx *ctx, const char *name, const struct bmp *b, gpuimg_image *out)
 {
     gpuimg_status st = gpuimg__image_take(ctx, out, (int)b->width, (int)b->height, b->channels);
-    return st == GPUIMG_OK ? st : gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+    return st == GPUIMG_OK ? st : gpuimg__fail_as(ctx, st, name);
 }
 
 static gpuimg_status decode_rows(gpuimg_ctx *ctx, const char *name, const uint8_t *p, size_t n,

@@ -53,7 +53,7 @@ static int open_parent(gpuimg_ctx *ctx, const char *path, size_t root_len, const
     /* the folder the user named: its own links are the user's */
     int dir = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir < 0) {
-        gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", root, strerror(errno));
+        gpuimg__fail_errno(ctx, root);
         return -1;
     }
     const char *p = path + root_len;
@@ -118,11 +118,11 @@ static gpuimg_status open_trusted(gpuimg_ctx *ctx, const char *path, int *fd)
 {
     struct stat sb;
     if (stat(path, &sb) != 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        return gpuimg__fail_errno(ctx, path);
     if (!S_ISREG(sb.st_mode))
         return refuse(ctx, path, file_kind(sb.st_mode));
     if ((*fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        return gpuimg__fail_errno(ctx, path);
     return GPUIMG_OK;
 }
 

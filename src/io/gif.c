@@ -336,7 +336,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
     st = gpuimg__image_take(ctx, out, (int)f.screen_w, (int)f.screen_h, 4);
     if (st != GPUIMG_OK) {
         free(t);
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
     }
     memset(out->data, 0, f.screen_w * f.screen_h * 4);
     struct bits s = {data, size, f.data_at, 0, 0, 0};

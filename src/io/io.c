@@ -150,7 +150,7 @@ static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t siz
         if (st == GPUIMG_OK)
             *out = converted;
         else
-            gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+            gpuimg__fail_as(ctx, st, name);
     }
     /* a block dropped is told only of a file that loads: one that fails
      * says its error alone (SPEC §1) */
@@ -213,7 +213,7 @@ gpuimg_status gpuimg__read_file(gpuimg_ctx *ctx, const char *path, uint8_t **out
         return read_opened(ctx, stdin, "<stdin>", NULL, out, out_size);
     FILE *f = fopen(path, "rb");
     if (!f)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        return gpuimg__fail_errno(ctx, path);
     struct stat sb;
     gpuimg_status st = GPUIMG_OK;
     if (fstat(fileno(f), &sb) != 0)
@@ -289,9 +289,9 @@ static gpuimg_status write_encoded(gpuimg_ctx *ctx, FILE *f, void *user)
 }
 
 static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdout, const char *name,
-                                 gpuimg_format format, const gpuimg_image *img)
+                                 gpuimg_format format, const gpuimg_image *img, int checked)
 {
-    gpuimg_status st = gpuimg_check_output(ctx, path, NULL);
+    gpuimg_status st = checked ? GPUIMG_OK : gpuimg_check_output(ctx, path, NULL);
     if (st != GPUIMG_OK)
         return st;
     const gpuimg__format *writer = gpuimg__format_writing(format, NULL);
@@ -304,7 +304,7 @@ static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdou
     if (is_stdout) {
         st = encode(ctx, stdout, name, format, img);
         if (st == GPUIMG_OK && fflush(stdout) != 0)
-            st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", name, strerror(errno));
+            st = gpuimg__fail_errno(ctx, name);
         ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
         return st;
     }
@@ -317,6 +317,12 @@ static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdou
 
 gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
                           const gpuimg_image *img)
+{
+    return gpuimg__save(ctx, path, format, img, 0);
+}
+
+gpuimg_status gpuimg__save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
+                           const gpuimg_image *img, int checked)
 {
     int is_stdout = strcmp(path, "-") == 0;
     const char *name = is_stdout ? "<stdout>" : path;
@@ -338,11 +344,11 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
     if (want != gpuimg_image_depth(img)) { /* SPEC §2's conversions */
         if ((st = gpuimg__image_convert_depth(ctx, img, want, &converted)) != GPUIMG_OK) {
             gpuimg_image_free(&copy);
-            return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+            return gpuimg__fail_as(ctx, st, name);
         }
         img = &converted;
     }
-    st = save_packed(ctx, path, is_stdout, name, format, img);
+    st = save_packed(ctx, path, is_stdout, name, format, img, checked);
     gpuimg_image_free(&converted);
     gpuimg_image_free(&copy);
     return st;

@@ -72,7 +72,11 @@ gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, si
  * ("-": stdout) as gpuimg_save writes one: atomically, with the metadata
  * of hdr (an image of the output's shape; its pixels are not read). */
 gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const uint8_t *jpeg,
-                                      size_t len, const gpuimg_image *hdr);
+                                      size_t len, const gpuimg_image *hdr, int checked);
+/* gpuimg_save; checked: path already passed gpuimg_check_output for this
+ * write (gpuimg_process_file checks before any work), not checked again. */
+gpuimg_status gpuimg__save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
+                           const gpuimg_image *img, int checked);
 gpuimg_status gpuimg__decode_jpeg(gpuimg_ctx *ctx, const uint8_t *data, size_t size,
                                   const char *name, gpuimg_image *out);
 /* The same in exactly `bands` bands read one after another on this thread:

@@ -15,48 +15,13 @@
 
 #include "core/internal.h"
 #include "io/formats.h"
+#include "core/metadata.h"
 #include "io/metadata.h"
 #include "io/walk_tiff.h"
 
 /* Profiles larger than this are refused (the largest real ones, CMYK
  * device links, are a few MB). */
 #define MAX_PROFILE ((size_t)64 << 20)
-
-void gpuimg_metadata_free(gpuimg_metadata *m)
-{
-    if (!m)
-        return;
-    free(m->icc);
-    free(m->exif);
-    free(m->xmp);
-    free(m);
-}
-
-uint8_t *gpuimg__meta_copy(const uint8_t *p, size_t n)
-{
-    uint8_t *d = n ? malloc(n) : NULL;
-    if (d)
-        memcpy(d, p, n);
-    return d;
-}
-
-gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m)
-{
-    if (!m)
-        return NULL;
-    gpuimg_metadata *d = calloc(1, sizeof *d);
-    if (!d)
-        return NULL;
-    *d = *m;
-    d->icc = gpuimg__meta_copy(m->icc, m->icc_len);
-    d->exif = gpuimg__meta_copy(m->exif, m->exif_len);
-    d->xmp = gpuimg__meta_copy(m->xmp, m->xmp_len);
-    if ((m->icc_len && !d->icc) || (m->exif_len && !d->exif) || (m->xmp_len && !d->xmp)) {
-        gpuimg_metadata_free(d);
-        return NULL;
-    }
-    return d;
-}
 
 /* ---- EXIF: the TIFF structure, IFD0's Orientation (tag 0x0112) ---- */
 
@@ -298,7 +263,7 @@ gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_
     if (m->orientation > 1 && !ctx->cfg.no_auto_orient) {
         gpuimg_status st = orient(ctx, img, m->orientation);
         if (st != GPUIMG_OK)
-            return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+            return gpuimg__fail_as(ctx, st, name);
         img->meta->oriented = 1;
     }
     return GPUIMG_OK;

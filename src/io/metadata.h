@@ -4,10 +4,10 @@
 #define GPUIMG_METADATA_H
 
 #include "core/backend.h"
+#include "core/metadata.h"
 #include "gpuimg.h"
 #include "io/formats.h"
 
-gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m);
 /* EXIF's IFD0 Orientation: 1-8 (1 when absent), -1 when the block is
  * malformed or the value out of range. */
 int gpuimg__exif_orientation(const uint8_t *exif, size_t n);

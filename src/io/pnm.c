@@ -138,7 +138,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
     uint64_t top = wide ? 65535 : 255;
     if ((st = gpuimg__image_take_depth(ctx, out, (int)h.width, (int)h.height, h.channels,
                                        wide ? 16 : 8)) != GPUIMG_OK)
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
     uint8_t *d = out->data;
     uint16_t *d16 = (uint16_t *)out->data;
     const uint8_t *s = p + i;

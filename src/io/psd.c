@@ -111,7 +111,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
     if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, keep)) != GPUIMG_OK) {
         free(samples);
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
     }
     for (int c = 0; c < keep; c++)
         for (uint64_t y = 0; y < h; y++) {

@@ -162,7 +162,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
     st = gpuimg__image_take(ctx, out, w, h, comp);
     if (st != GPUIMG_OK) {
         free(pixels);
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
     }
     memcpy(out->data, pixels, gpuimg__image_bytes(w, h, comp));
     free(pixels);

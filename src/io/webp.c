@@ -94,7 +94,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
         return st;
     int c = f.has_alpha ? 4 : 3;
     if ((st = gpuimg__image_take(ctx, out, f.width, f.height, c)) != GPUIMG_OK)
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
     size_t bytes = (size_t)f.width * (size_t)f.height * (size_t)c;
     int stride = f.width * c;
     uint8_t *got = c == 4 ? WebPDecodeRGBAInto(data, size, out->data, bytes, stride)

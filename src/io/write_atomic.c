@@ -138,9 +138,9 @@ gpuimg_status gpuimg__write_atomic(gpuimg_ctx *ctx, const char *path,
     }
     gpuimg_status st = write(ctx, f, user);
     if (fclose(f) != 0 && st == GPUIMG_OK)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        st = gpuimg__fail_errno(ctx, path);
     if (st == GPUIMG_OK && rename(tmp, path) != 0)
-        st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));
+        st = gpuimg__fail_errno(ctx, path);
     if (st != GPUIMG_OK)
         unlink(tmp);
     temp_unregister(slot);
@@ -157,7 +157,7 @@ static gpuimg_status write_bytes(gpuimg_ctx *ctx, FILE *f, void *user)
 {
     const struct bytes *b = user;
     if (b->len > 0 && fwrite(b->data, 1, b->len, f) != b->len)
-        return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", b->path, strerror(errno));
+        return gpuimg__fail_errno(ctx, b->path);
     return GPUIMG_OK;
 }
 

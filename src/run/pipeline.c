@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "core/host_buffers.h"
-#include "io/metadata.h"
+#include "core/metadata.h"
+#include "io/io.h"
 #include "ops/ops.h"
 #include "run/run.h"
 
@@ -162,11 +163,11 @@ gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_
 }
 
 gpuimg_status gpuimg__output_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
-                                  const gpuimg__output *out)
+                                  const gpuimg__output *out, int checked)
 {
     if (out->jpeg)
-        return gpuimg__save_jpeg_bytes(ctx, path, out->jpeg, out->jpeg_len, &out->image);
-    return gpuimg_save(ctx, path, format, &out->image);
+        return gpuimg__save_jpeg_bytes(ctx, path, out->jpeg, out->jpeg_len, &out->image, checked);
+    return gpuimg__save(ctx, path, format, &out->image, checked);
 }
 
 void gpuimg__output_free(gpuimg__output *out)

@@ -34,7 +34,7 @@ static gpuimg_status on_host(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg__
         info->out_height = dst.height;
         info->out_channels = dst.channels;
     }
-    st = gpuimg_save(ctx, out, format, &dst);
+    st = gpuimg__save(ctx, out, format, &dst, 1);
     gpuimg_image_free(&dst);
     return st;
 }
@@ -44,8 +44,11 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
                                   gpuimg_process_info *info)
 {
     const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
+    /* the output checked once, before any work, and not again at the save */
+    gpuimg_status st = gpuimg_check_output(ctx, out, in);
     gpuimg__steps_plan plan;
-    gpuimg_status st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
+    if (st == GPUIMG_OK)
+        st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
     uint8_t *data = NULL;
     size_t size = 0;
     if (st != GPUIMG_OK || (st = gpuimg__read_file(ctx, in, &data, &size)) != GPUIMG_OK)
@@ -130,7 +133,7 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
             info->out_height = res.image.height;
             info->out_channels = res.image.channels;
         }
-        st = gpuimg__output_save(ctx, out, format, &res);
+        st = gpuimg__output_save(ctx, out, format, &res, 1);
         gpuimg__output_free(&res);
     }
     return st;

@@ -50,8 +50,9 @@ typedef struct gpuimg__output {
 gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_planes *cur,
                                     gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
                                     gpuimg_format format, int jpeg_device, gpuimg__output *out);
+/* checked: as gpuimg__save's. */
 gpuimg_status gpuimg__output_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
-                                  const gpuimg__output *out);
+                                  const gpuimg__output *out, int checked);
 void gpuimg__output_free(gpuimg__output *out);
 
 /* ---- the route (route.c): where each codec runs, decided once an image ---- */

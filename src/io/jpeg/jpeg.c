@@ -222,7 +222,7 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
         return st;
     if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) !=
         GPUIMG_OK)
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
 
     int nbands = 1;
     gpuimg_pool *pool = NULL;
@@ -371,7 +371,7 @@ static gpuimg_status write_jpeg_bytes(gpuimg_ctx *ctx, FILE *f, void *user)
 }
 
 gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const uint8_t *jpeg,
-                                      size_t len, const gpuimg_image *hdr)
+                                      size_t len, const gpuimg_image *hdr, int checked)
 {
     int is_stdout = strcmp(path, "-") == 0;
     struct jpeg_bytes b = {is_stdout ? "<stdout>" : path, jpeg, len, hdr};
@@ -379,8 +379,8 @@ gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const u
     gpuimg_status st = GPUIMG_OK;
     if (is_stdout) {
         if ((st = write_jpeg_bytes(ctx, stdout, &b)) == GPUIMG_OK && fflush(stdout) != 0)
-            st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "<stdout>: %s", strerror(errno));
-    } else if ((st = gpuimg_check_output(ctx, path, NULL)) == GPUIMG_OK) {
+            st = gpuimg__fail_errno(ctx, "<stdout>");
+    } else if (checked || (st = gpuimg_check_output(ctx, path, NULL)) == GPUIMG_OK) {
         st = gpuimg__write_atomic(ctx, path, write_jpeg_bytes, &b);
     }
     ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;

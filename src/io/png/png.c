@@ -145,7 +145,7 @@ gpuimg_status gpuimg__decode_png_libpng(gpuimg_ctx *ctx, const uint8_t *data, si
     gpuimg_status ast = gpuimg__image_take_depth(ctx, img, (int)w, (int)h, channels, depth);
     if (ast != GPUIMG_OK) {
         st = ast;
-        gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        gpuimg__fail_as(ctx, st, name);
         goto done;
     }
     rows = malloc(sizeof(png_bytep) * h);

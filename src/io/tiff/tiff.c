@@ -411,7 +411,7 @@ static gpuimg_status read_pixels(gpuimg_ctx *ctx, const char *name, TIFF *tif, m
     if (st != GPUIMG_OK) {
         if (!l.direct)
             TIFFRGBAImageEnd(&rgba);
-        return gpuimg__fail(ctx, st, "%s: %s", name, gpuimg_strerror(st));
+        return gpuimg__fail_as(ctx, st, name);
     }
     int ok;
     if (l.direct) {
