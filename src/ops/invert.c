@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* invert: M - v, alpha passed on. */
+/* invert: M - v. A per-value operation, but with its own backend entry
+ * rather than a table (map_lut): the complement of the bits needs no
+ * lookup, and the kernels vectorize it (a 16-bit table lookup would be a
+ * gather on the CPU and a 128 KiB shared table on the device). */
 #include "ops/params.h"
 
 static gpuimg_status invert_apply(gpuimg_backend *be, const gpuimg_step *s,

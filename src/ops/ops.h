@@ -22,6 +22,11 @@ struct gpuimg_step {
     float *weights;
     int radius;
     gpuimg_conv conv;
+    /* Filled by a per-value operation's finish (params.h's
+     * gpuimg__lut_build): its result for every value, 256 entries at 8
+     * bits and 65536 at 16, applied by the backend's map_lut. */
+    uint8_t *lut8;
+    uint16_t *lut16;
 };
 
 struct gpuimg__op {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What the operation files (src/ops/NAME.c) share: the border and alpha
- * parameters, the common shapes and CPU costs, and --alpha premultiplied
- * around a float filter. */
+ * parameters, the common shapes and CPU costs, --alpha premultiplied around
+ * a float filter, and the value table of a per-value operation. */
 #ifndef GPUIMG_OPS_PARAMS_H
 #define GPUIMG_OPS_PARAMS_H
 
@@ -59,5 +59,16 @@ int gpuimg__premultiplied(const gpuimg_step *s, int index, const gpuimg_planes *
 gpuimg_status gpuimg__alpha_weighted(gpuimg_backend *be, const gpuimg_step *s,
                                      const gpuimg_planes *src, gpuimg_planes *dst,
                                      gpuimg_float_filter filter);
+
+/* A per-value operation (a value_op whose result depends on the value
+ * alone): its result for value v at a depth whose largest value is top
+ * (255 or 65535), between 0 and top. */
+typedef uint32_t (*gpuimg_value_fn)(const gpuimg_step *s, uint32_t v, uint32_t top);
+/* Its finish: fn tabulated once into s->lut8 and s->lut16. */
+gpuimg_status gpuimg__lut_build(gpuimg_ctx *ctx, gpuimg_step *s, gpuimg_value_fn fn);
+/* Its apply: the table through the backend's map_lut, no backend code of
+ * its own. */
+gpuimg_status gpuimg__lut_apply(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
+                                gpuimg_planes *dst);
 
 #endif

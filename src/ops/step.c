@@ -46,7 +46,11 @@ gpuimg_status gpuimg_step_new(gpuimg_ctx *ctx, const char *name, gpuimg_step **o
 static void release_finished(gpuimg_step *s)
 {
     free(s->weights);
+    free(s->lut8);
+    free(s->lut16);
     s->weights = NULL;
+    s->lut8 = NULL;
+    s->lut16 = NULL;
 }
 
 void gpuimg_step_free(gpuimg_step *s)

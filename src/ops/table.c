@@ -5,7 +5,8 @@
  * shape, finish, apply, CPU cost, an example step the tests run on every
  * backend, and whether it is a value operation, whose alpha
  * gpuimg__step_apply passes on. A new operation is its file, its row here,
- * its backend entries, a golden case and a man page entry. */
+ * a golden case and a man page entry; a per-value one needs no backend
+ * code (its finish builds a table for map_lut). */
 #include <string.h>
 
 #include "ops/ops.h"
