@@ -38,7 +38,9 @@ START_TEST(valid_steps)
                                      "flip:axis=v",
                                      "grayscale",
                                      "invert",
-                                     "equalize"};
+                                     "equalize",
+                                     "gamma:gamma=0.1",
+                                     "gamma:gamma=10"};
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         gpuimg_step *s;
@@ -74,6 +76,9 @@ START_TEST(invalid_steps)
         {"convolve:kernel=no-such-kernel", "neither a named kernel nor a readable file"},
         {"convolve:kernel=sharpen,abs=maybe", "abs"},
         {"convolve:kernel=sharpen,scale=1e7", "out of range"},
+        {"gamma", "missing --gamma"},
+        {"gamma:gamma=0.09", "out of range"},
+        {"gamma:gamma=10.5", "out of range"},
     };
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

@@ -50,7 +50,7 @@ struct gpuimg__op {
 /* The op table's rows (table.c orders them), one per file src/ops/NAME.c. */
 extern const gpuimg__op gpuimg__op_blur, gpuimg__op_box, gpuimg__op_convolve, gpuimg__op_sobel,
     gpuimg__op_transpose, gpuimg__op_rotate, gpuimg__op_flip, gpuimg__op_grayscale,
-    gpuimg__op_invert, gpuimg__op_equalize;
+    gpuimg__op_invert, gpuimg__op_equalize, gpuimg__op_gamma;
 
 /* The row of the operation named by name's first len bytes, or NULL. */
 const gpuimg__op *gpuimg__op_named(const char *name, size_t len);
