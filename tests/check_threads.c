@@ -45,10 +45,19 @@ static const char *const bordered[] = {
 };
 
 static const char *const plain[] = {
-    "transpose",     "rotate:angle=90", "rotate:angle=180", "rotate:angle=270",
-    "flip:axis=h",   "flip:axis=v",     "invert",           "grayscale",
-    "equalize",      "equalize:luma=1", "blur:sigma=2,alpha=premultiplied",
-    "box:radius=2,alpha=premultiplied", "convolve:kernel=gaussian5,alpha=premultiplied",
+    "transpose",
+    "rotate:angle=90",
+    "rotate:angle=180",
+    "rotate:angle=270",
+    "flip:axis=h",
+    "flip:axis=v",
+    "invert",
+    "grayscale",
+    "equalize",
+    "equalize:luma=1",
+    "blur:sigma=2,alpha=premultiplied",
+    "box:radius=2,alpha=premultiplied",
+    "convolve:kernel=gaussian5,alpha=premultiplied",
 };
 
 typedef struct shape {
