@@ -41,6 +41,12 @@ struct CudaBackend {
     float *d_weights = nullptr; // a two-pass blur's weights, GPUIMG_CUDA_MAX_WEIGHTS
     float *h_weights = nullptr; // pinned: their copy is asynchronous (a pageable one syncs)
     cudaEvent_t weights_copied = nullptr; // h_weights may be rewritten once this fired
+    // A per-value operation's table (map_lut), made on its first call: the
+    // largest (16-bit) table, staged in pinned memory as the weights are.
+    static constexpr size_t TABLE_BYTES = 65536 * sizeof(uint16_t);
+    uint8_t *d_table = nullptr;
+    void *h_table = nullptr;
+    cudaEvent_t table_copied = nullptr; // h_table may be rewritten once this fired
     // Freed plane blocks kept for the next image: a batch of same-sized
     // images then allocates nothing, and no cudaFree (which waits for the
     // whole device, every other stream's work included) runs per image.
@@ -212,6 +218,10 @@ void cuda_close(gpuimg_backend *be)
     cudaFreeHost(cb->h_weights);
     if (cb->weights_copied)
         cudaEventDestroy(cb->weights_copied);
+    cudaFree(cb->d_table);
+    cudaFreeHost(cb->h_table);
+    if (cb->table_copied)
+        cudaEventDestroy(cb->table_copied);
     if (cb->stream)
         cudaStreamDestroy(cb->stream);
     delete cb;
@@ -500,6 +510,50 @@ gpuimg_status cuda_invert(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_p
     return GPUIMG_OK;
 }
 
+// The table buffers, made once (each kept as soon as it is made, so that a
+// failure leaves nothing to undo).
+gpuimg_status reserve_table(CudaBackend *cb)
+{
+    if (!cb->d_table)
+        TRY(cb, "cudaMalloc (table)", cudaMalloc(&cb->d_table, CudaBackend::TABLE_BYTES));
+    if (!cb->h_table)
+        TRY(cb, "cudaHostAlloc (table)", cudaHostAlloc(&cb->h_table, CudaBackend::TABLE_BYTES, 0));
+    if (!cb->table_copied) {
+        cudaEvent_t event;
+        TRY(cb, "cudaEventCreate (table)",
+            cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        cb->table_copied = event;
+    }
+    return GPUIMG_OK;
+}
+
+// map_lut: the table of the planes' depth goes to the device once per call,
+// through pinned memory so that the copy stays asynchronous (a pageable one
+// waits for the stream), then every colour plane is looked up through it.
+gpuimg_status cuda_map_lut(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                           const uint8_t *lut8, const uint16_t *lut16)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = check_depth(cb, src->depth, "map_lut");
+    if (st == GPUIMG_OK)
+        st = reserve_table(cb);
+    if (st != GPUIMG_OK)
+        return st;
+    size_t bytes = src->depth == 16 ? 65536 * sizeof *lut16 : 256 * sizeof *lut8;
+    const void *table = src->depth == 16 ? static_cast<const void *>(lut16) : lut8;
+    TRY(cb, "cudaEventSynchronize (table)", cudaEventSynchronize(cb->table_copied));
+    memcpy(cb->h_table, table, bytes);
+    TRY(cb, "cudaMemcpyAsync (table)",
+        cudaMemcpyAsync(cb->d_table, cb->h_table, bytes, cudaMemcpyHostToDevice, cb->stream));
+    TRY(cb, "cudaEventRecord (table)", cudaEventRecord(cb->table_copied, cb->stream));
+    for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
+        st = launched(cb,
+                      gpuimg__cuda_map_lut(src->plane[c], dst->plane[c], npix(src), src->depth,
+                                           cb->d_table, cb->stream),
+                      "map_lut");
+    return st;
+}
+
 // The counts of every channel into d_counts[(c << depth) ..].
 gpuimg_status device_histograms(CudaBackend *cb, const gpuimg_planes *src)
 {
@@ -701,6 +755,7 @@ gpuimg_backend_ops make_cuda_ops()
     o.invert = cuda_invert;
     o.equalize = cuda_equalize;
     o.equalize_luma = cuda_equalize_luma;
+    o.map_lut = cuda_map_lut;
     o.copy_plane = cuda_copy_plane;
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;

@@ -118,6 +118,11 @@ cudaError_t gpuimg__cuda_equalize(const uint8_t *d_src, uint8_t *d_dst, size_t n
 cudaError_t gpuimg__cuda_equalize_luma(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, size_t n,
                                        int depth, const unsigned long long *d_counts,
                                        uint8_t *d_lut, cudaStream_t stream);
+/* A per-value operation's table (map_lut): each of n values of one plane
+ * through d_lut, 1 << depth entries of the planes' value type on the
+ * device, 16-byte aligned. */
+cudaError_t gpuimg__cuda_map_lut(const uint8_t *d_src, uint8_t *d_dst, size_t n, int depth,
+                                 const uint8_t *d_lut, cudaStream_t stream);
 
 /* ssim.cu: the SSIM map of one channel, summed over the interior pixels
  * whose d_ignore byte is 0 (d_ignore may be NULL; one byte per pixel at

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Map kernels: Rec.601 luma, inversion, histogram equalization (per channel,
-// and of the luma keeping hue: equalize --luma), at 8 and 16 bits.
+// and of the luma keeping hue: equalize --luma), and a per-value
+// operation's table made on the host (map_lut), at 8 and 16 bits.
 //
 // Each thread maps one 16-byte vector per plane and step (16 values at 8
 // bits, 8 at 16) through 16-byte loads and stores (planes are 256-byte
@@ -249,7 +250,7 @@ static cudaError_t build_lut(const unsigned long long *d_counts, uint8_t *d_lut,
 
 // ---- the lookups ----
 
-// Equalization: each value through the table.
+// Equalization and map_lut: each value through the table.
 template <typename T> struct LutMap {
     using V = Vec16<T>;
     const uint8_t *src;
@@ -499,5 +500,18 @@ extern "C" cudaError_t gpuimg__cuda_equalize_luma(gpuimg_dplanes d_src, gpuimg_d
             return err;
         LumaMap<T> map{d_src.p[0], d_src.p[1], d_src.p[2], d_dst.p[0], d_dst.p[1], d_dst.p[2]};
         return run_table_map<T>(map, d_lut, n, stream);
+    });
+}
+
+// The table is the op's (built on the host, copied by the backend); the
+// lookup is equalization's, LutMap through the same table kernel.
+extern "C" cudaError_t gpuimg__cuda_map_lut(const uint8_t *d_src, uint8_t *d_dst, size_t n,
+                                            int depth, const uint8_t *d_lut, cudaStream_t stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        return run_table_map<T>(LutMap<T>{d_src, d_dst}, d_lut, n, stream);
     });
 }

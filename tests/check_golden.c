@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The golden suite: every case of tests/golden/manifest.tsv (made by
  * make_golden.py, an independent float64 NumPy/SciPy reference) run through
- * the backend seam and compared at SPEC's tolerance. */
+ * the backend seam and compared at SPEC's tolerance; and every operation of
+ * the op table has cases at both depths. */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -261,6 +262,33 @@ START_TEST(golden)
 }
 END_TEST
 
+/* Every row of the op table has golden cases at 8 and at 16 bits (the
+ * input's depth): a new operation without them fails here. */
+START_TEST(every_op_has_goldens)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int i = 0; gpuimg_op_at(i); i++) {
+        const char *name = gpuimg_op_at(i)->name;
+        size_t len = strlen(name);
+        int at[2] = {0, 0}; /* cases at 8 bits, at 16 */
+        for (int k = 0; k < ncases; k++) {
+            const char *step = cases[k].step;
+            if (strncmp(step, name, len) != 0 || (step[len] != ':' && step[len] != '\0'))
+                continue;
+            gpuimg_file_info info;
+            ck_assert_msg(gpuimg_probe(ctx, tu_golden(cases[k].input), &info) == GPUIMG_OK,
+                          "%s: %s", cases[k].id, gpuimg_ctx_error(ctx));
+            at[info.depth == 16]++;
+        }
+        ck_assert_msg(
+            at[0] > 0 && at[1] > 0,
+            "%s: %d golden cases at 8 bits and %d at 16 in %s (make_golden.py makes them)", name,
+            at[0], at[1], tu_golden("manifest.tsv"));
+    }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 START_TEST(manifest_present)
 {
     ck_assert_msg(ncases >= 100, "only %d golden cases in %s", ncases, tu_golden("manifest.tsv"));
@@ -272,6 +300,7 @@ Suite *golden_suite(void)
     Suite *s = suite_create("golden");
     TCase *tc = tu_tcase("manifest");
     tcase_add_test(tc, manifest_present);
+    tcase_add_test(tc, every_op_has_goldens);
     tcase_add_loop_test(tc, golden, 0, golden_case_count());
     suite_add_tcase(s, tc);
     return s;

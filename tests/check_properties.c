@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Exact properties through the backend seam on seeded random images at
  * awkward sizes: geometry identities, histogram and stats against direct
- * counts, equalize and invert rules, filters that must be exact. */
+ * counts, equalize and invert rules, filters that must be exact, a table
+ * through map_lut. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "testutil.h"
 
 static const int sizes[][2] = {{1, 1}, {1, 37}, {37, 1}, {31, 29}, {4097, 7}, {7, 4097}, {64, 64}};
@@ -224,6 +226,48 @@ START_TEST(equalize_rules)
 }
 END_TEST
 
+/* The table seam (map_lut) on 1 to 4 planes at both depths: every value
+ * becomes its entry in a table that scrambles values (no entry equal to
+ * its index, neighbours far apart), so a wrong index, plane or depth, or a
+ * value the backend never writes (dst poisoned), shows. */
+START_TEST(map_lut_table)
+{
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_backend *be;
+    ck_assert_int_eq(gpuimg__backend(ctx, &be), GPUIMG_OK);
+    int w = sizes[_i][0], h = sizes[_i][1];
+    static uint8_t lut8[256];
+    static uint16_t lut16[65536];
+    for (uint32_t v = 0; v < 256; v++)
+        lut8[v] = (uint8_t)(v * 167 + 13);
+    for (uint32_t v = 0; v < 65536; v++)
+        lut16[v] = (uint16_t)(v * 40503 + 4097);
+    for (int depth = 8; depth <= 16; depth += 8)
+        for (int c = 1; c <= 4; c++) {
+            gpuimg_image in, out;
+            gpuimg_planes src, dst;
+            tu_random_image_depth(&in, w, h, c, depth, (unsigned)(300 + 8 * _i + c));
+            ck_assert_int_eq(gpuimg__upload(ctx, be, &in, &src), GPUIMG_OK);
+            ck_assert_int_eq(be->ops->planes_alloc(be, &dst, w, h, c, depth), GPUIMG_OK);
+            ck_assert_int_eq(be->ops->planes_fill(be, &dst, 0xA5), GPUIMG_OK);
+            ck_assert_int_eq(be->ops->map_lut(be, &src, &dst, lut8, lut16), GPUIMG_OK);
+            ck_assert_int_eq(gpuimg_image_alloc_depth(&out, w, h, c, depth), GPUIMG_OK);
+            ck_assert_int_eq(be->ops->download(be, &dst, &out), GPUIMG_OK);
+            for (size_t i = 0; i < (size_t)w * h * c; i++) {
+                int v = tu_value(&in, i), want = depth == 16 ? lut16[v] : lut8[v];
+                ck_assert_msg(tu_value(&out, i) == want,
+                              "map_lut %dx%dx%d at %d bits: value %zu is %d, table[%d] = %d", w, h,
+                              c, depth, i, tu_value(&out, i), v, want);
+            }
+            be->ops->planes_free(be, &dst);
+            be->ops->planes_free(be, &src);
+            gpuimg_image_free(&out);
+            gpuimg_image_free(&in);
+        }
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *properties_suite(void)
 {
     Suite *s = suite_create("properties");
@@ -232,6 +276,7 @@ Suite *properties_suite(void)
     tcase_add_loop_test(tc, histogram_and_stats_exact, 0, NSIZES);
     tcase_add_loop_test(tc, uniform_image, 0, NSIZES);
     tcase_add_loop_test(tc, equalize_rules, 0, NSIZES);
+    tcase_add_loop_test(tc, map_lut_table, 0, NSIZES);
     suite_add_tcase(s, tc);
     return s;
 }

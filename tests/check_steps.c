@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The op table: STEP parsing, ranges, combinations, blur's defaults, kernel
- * files and their error messages. */
+ * files and their error messages; every row by its example and in the man
+ * page. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ops/ops.h"
@@ -36,7 +38,9 @@ START_TEST(valid_steps)
                                      "flip:axis=v",
                                      "grayscale",
                                      "invert",
-                                     "equalize"};
+                                     "equalize",
+                                     "gamma:gamma=0.1",
+                                     "gamma:gamma=10"};
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         gpuimg_step *s;
@@ -72,6 +76,9 @@ START_TEST(invalid_steps)
         {"convolve:kernel=no-such-kernel", "neither a named kernel nor a readable file"},
         {"convolve:kernel=sharpen,abs=maybe", "abs"},
         {"convolve:kernel=sharpen,scale=1e7", "out of range"},
+        {"gamma", "missing --gamma"},
+        {"gamma:gamma=0.09", "out of range"},
+        {"gamma:gamma=10.5", "out of range"},
     };
     gpuimg_ctx *ctx = tu_ctx();
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -220,16 +227,68 @@ START_TEST(finite_extremes)
 }
 END_TEST
 
+/* Every row is found by its name and index, once; nothing past the end. */
 START_TEST(op_table_lookup)
 {
-    static const char *const names[] = {"blur",   "box",  "convolve",  "sobel",  "transpose",
-                                        "rotate", "flip", "grayscale", "invert", "equalize"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        ck_assert_ptr_nonnull(gpuimg_op_find(names[i]));
-        ck_assert_str_eq(gpuimg_op_at((int)i)->name, names[i]);
+    int rows = 0;
+    for (int i = 0; gpuimg_op_at(i); i++, rows++) {
+        const char *name = gpuimg_op_at(i)->name;
+        ck_assert_ptr_eq(gpuimg_op_find(name), gpuimg_op_at(i));
+        for (int k = 0; k < i; k++)
+            ck_assert_str_ne(gpuimg_op_at(k)->name, name);
     }
-    ck_assert_ptr_null(gpuimg_op_at(10));
+    ck_assert_int_gt(rows, 0);
+    ck_assert_ptr_null(gpuimg_op_at(rows));
+    ck_assert_ptr_null(gpuimg_op_at(-1));
+    ck_assert_ptr_null(gpuimg__op_example(rows));
     ck_assert_ptr_null(gpuimg_op_find("stats"));
+}
+END_TEST
+
+/* --name as the man page writes it: \fB\-\-name\fR, each hyphen \-. */
+static void man_option(const char *name, char *out, size_t len)
+{
+    size_t at = (size_t)snprintf(out, len, "\\fB\\-\\-");
+    for (; *name && at + 8 < len; name++)
+        if (*name == '-')
+            at += (size_t)snprintf(out + at, len - at, "\\-");
+        else
+            out[at++] = *name;
+    snprintf(out + at, len - at, "\\fR");
+}
+
+/* Every row has an entry in the man page's OPERATIONS (docs/gpuimg.1): a
+ * paragraph that opens with its name in bold and names each of its
+ * options. */
+START_TEST(every_row_in_man_page)
+{
+    const char *path = tu_golden("../../docs/gpuimg.1");
+    char *man = tu_read_file(path, NULL);
+    ck_assert_msg(man != NULL, "cannot read %s", path);
+    const char *ops = strstr(man, "\n.SH OPERATIONS\n"),
+               *end = ops ? strstr(ops + 1, "\n.SH ") : NULL;
+    ck_assert_msg(ops && end, "%s: no OPERATIONS section", path);
+    for (int i = 0; gpuimg_op_at(i); i++) {
+        const gpuimg_op_info *op = gpuimg_op_at(i);
+        char head[96];
+        snprintf(head, sizeof head, "\n.TP\n\\fB%s\\fR", op->name);
+        const char *entry = strstr(ops, head);
+        ck_assert_msg(entry && entry < end, "the man page has no entry for %s (%s)", op->name,
+                      path);
+        const char *next = strstr(entry + 1, "\n.TP\n"), *pp = strstr(entry + 1, "\n.PP\n");
+        if (!next || (pp && pp < next))
+            next = pp;
+        if (!next || next > end)
+            next = end;
+        for (int k = 0; k < op->nparams; k++) {
+            char opt[96];
+            man_option(op->params[k].name, opt, sizeof opt);
+            const char *at = strstr(entry, opt);
+            ck_assert_msg(at && at < next, "the man page's %s entry lacks --%s", op->name,
+                          op->params[k].name);
+        }
+    }
+    free(man);
 }
 END_TEST
 
@@ -272,7 +331,7 @@ START_TEST(every_row_by_example)
             gpuimg_image_free(&out[1]);
         }
     }
-    ck_assert_int_eq(rows, 10);
+    ck_assert_int_gt(rows, 0);
     gpuimg_ctx_destroy(ctx);
 }
 END_TEST
@@ -288,6 +347,7 @@ Suite *steps_suite(void)
     tcase_add_test(tc, normalize_rule);
     tcase_add_test(tc, finite_extremes);
     tcase_add_test(tc, op_table_lookup);
+    tcase_add_test(tc, every_row_in_man_page);
     tcase_add_test(tc, every_row_by_example);
     suite_add_tcase(s, tc);
     return s;

@@ -124,6 +124,12 @@ typedef struct gpuimg_backend_ops {
      * clamped (lut[0] where Y = 0). */
     gpuimg_status (*equalize_luma)(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
+    /* A per-value operation's table, built once by the op (src/ops/lut.c):
+     * every value v of src's planes becomes lut8[v] at depth 8 (256
+     * entries) or lut16[v] at depth 16 (65536 entries). Both tables are in
+     * host memory and stay the caller's; the backend copies what it needs. */
+    gpuimg_status (*map_lut)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                             const uint8_t *lut8, const uint16_t *lut16);
     /* Frees the memory a backend keeps for the next allocation (the CPU's
      * freed planes); NULL for one that keeps none. A run of one image
      * trims after its steps; a batch's contexts keep it for the next. */

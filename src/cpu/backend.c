@@ -156,6 +156,7 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .invert = gpuimg__cpu_invert,
     .equalize = gpuimg__cpu_equalize,
     .equalize_luma = gpuimg__cpu_equalize_luma,
+    .map_lut = gpuimg__cpu_map_lut,
     .premultiply = gpuimg__cpu_premultiply,
     .unpremultiply = gpuimg__cpu_unpremultiply,
     .trim = cpu_trim,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Value operations: luma, inversion, histogram equalization (per channel or
- * of the luma), on colour planes (the op table passes alpha through, once
- * for every backend). 8 or 16 bits: a table of 256 or 65536 entries. Each
- * runs over bands of rows (parallel.c), a typed loop per depth. */
+ * of the luma), a per-value operation's table (map_lut), on colour planes
+ * (the op table passes alpha through, once for every backend). 8 or 16
+ * bits: a table of 256 or 65536 entries. Each runs over bands of rows
+ * (parallel.c), a typed loop per depth. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,8 @@ typedef struct value_job {
     gpuimg_planes *dst;
     const uint32_t *lut[3];    /* equalize: a table per plane */
     const gpuimg_planes *luma; /* equalize --luma */
+    const uint8_t *lut8;       /* map_lut: the table of the planes' depth */
+    const uint16_t *lut16;
 } value_job;
 
 GPUIMG_CPU_CLONES
@@ -89,6 +92,35 @@ gpuimg_status gpuimg__cpu_invert(gpuimg_backend *be, const gpuimg_planes *src, g
 {
     value_job j = {.src = src, .dst = dst};
     return gpuimg__cpu_bands(be, src->height, pointwise_rows(src), invert_band, &j);
+}
+
+static int map_band(void *arg, int y0, int y1)
+{
+    const value_job *j = arg;
+    const gpuimg_planes *s = j->src;
+    size_t w = (size_t)s->width, at = (size_t)y0 * w, n = (size_t)(y1 - y0) * w;
+    for (int c = 0; c < s->channels; c++) {
+        if (s->depth == 16) { /* a loop per depth: no test per value */
+            const uint16_t *restrict lut = j->lut16, *restrict in =
+                                                         (const uint16_t *)s->plane[c] + at;
+            uint16_t *restrict out = (uint16_t *)j->dst->plane[c] + at;
+            for (size_t i = 0; i < n; i++)
+                out[i] = lut[in[i]];
+        } else {
+            const uint8_t *restrict lut = j->lut8, *restrict in = s->plane[c] + at;
+            uint8_t *restrict out = j->dst->plane[c] + at;
+            for (size_t i = 0; i < n; i++)
+                out[i] = lut[in[i]];
+        }
+    }
+    return 1;
+}
+
+gpuimg_status gpuimg__cpu_map_lut(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                  const uint8_t *lut8, const uint16_t *lut16)
+{
+    value_job j = {.src = src, .dst = dst, .lut8 = lut8, .lut16 = lut16};
+    return gpuimg__cpu_bands(be, src->height, pointwise_rows(src), map_band, &j);
 }
 
 /* SPEC §3: lut[v] = round((cdf[v] - cdf[v0]) * M / (N - cdf[v0])), v0 the

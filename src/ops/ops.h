@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The op table's internals: what a step holds and how an op runs on planes. */
+/* The op table's internals: what a step holds and how an op runs on planes.
+ * Each operation is one file, src/ops/NAME.c, defining its row
+ * gpuimg__op_NAME; table.c lists the rows, step.c is the STEP language. */
 #ifndef GPUIMG_OPS_H
 #define GPUIMG_OPS_H
 
@@ -20,6 +22,11 @@ struct gpuimg_step {
     float *weights;
     int radius;
     gpuimg_conv conv;
+    /* Filled by a per-value operation's finish (params.h's
+     * gpuimg__lut_build): its result for every value, 256 entries at 8
+     * bits and 65536 at 16, applied by the backend's map_lut. */
+    uint8_t *lut8;
+    uint16_t *lut16;
 };
 
 struct gpuimg__op {
@@ -40,6 +47,13 @@ struct gpuimg__op {
     int value_op;
 };
 
+/* The op table's rows (table.c orders them), one per file src/ops/NAME.c. */
+extern const gpuimg__op gpuimg__op_blur, gpuimg__op_box, gpuimg__op_convolve, gpuimg__op_sobel,
+    gpuimg__op_transpose, gpuimg__op_rotate, gpuimg__op_flip, gpuimg__op_grayscale,
+    gpuimg__op_invert, gpuimg__op_equalize, gpuimg__op_gamma;
+
+/* The row of the operation named by name's first len bytes, or NULL. */
+const gpuimg__op *gpuimg__op_named(const char *name, size_t len);
 /* The example step of the op table's row index, or NULL past the end. */
 const char *gpuimg__op_example(int index);
 
