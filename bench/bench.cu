@@ -177,9 +177,8 @@ static int op_histogram(bench_ctx *c, void *arg, int i)
 static int op_histogram_uniform(bench_ctx *c, void *arg, int i)
 {
     const op_arg *a = (const op_arg *)arg;
-    return histograms(c, a,
-                      a->depth == 16 ? c->set16.uniform[i % BENCH_BUFFERS]
-                                     : c->uniform[i % BENCH_BUFFERS]);
+    return histograms(
+        c, a, a->depth == 16 ? c->set16.uniform[i % BENCH_BUFFERS] : c->uniform[i % BENCH_BUFFERS]);
 }
 // stats is the histogram: min, max, median and the exact sums come from its
 // bins per plane on the host (src/backend_common.c, gpuimg__stats_from_histogram).
@@ -220,10 +219,10 @@ static int op_equalize_luma(bench_ctx *c, void *arg, int i)
     size_t bytes = ((size_t)1 << a->depth) * sizeof(unsigned long long);
     gpuimg_dplanes in = planes_of(input(c, a, i).plane);
     return cudaMemsetAsync(counts_of(c, a), 0, bytes, c->stream) != cudaSuccess ||
-           gpuimg__cuda_histogram_luma(in, a->depth, N, counts_of(c, a), c->partials,
-                                       c->stream) != cudaSuccess ||
-           gpuimg__cuda_equalize_luma(in, planes_of(out_planes(c, a)), N, a->depth,
-                                      counts_of(c, a), a->s->lut, c->stream) != cudaSuccess;
+           gpuimg__cuda_histogram_luma(in, a->depth, N, counts_of(c, a), c->partials, c->stream) !=
+               cudaSuccess ||
+           gpuimg__cuda_equalize_luma(in, planes_of(out_planes(c, a)), N, a->depth, counts_of(c, a),
+                                      a->s->lut, c->stream) != cudaSuccess;
 }
 static int op_ssim(bench_ctx *c, void *arg, int i)
 {
@@ -329,7 +328,7 @@ static void make_set(bench_set *set, const uint8_t *rgb, size_t vs, uint32_t one
     std::vector<uint8_t> uniform(plane);
     for (size_t p = 0; p < N; p++)
         memcpy(&uniform[p * vs], &one_value, vs); // little-endian: the low bytes
-    for (int b = 0; b < BENCH_BUFFERS; b++) /* distinct buffers: L2 must not serve them */
+    for (int b = 0; b < BENCH_BUFFERS; b++)       /* distinct buffers: L2 must not serve them */
         for (int k = 0; k < 3; k++) {
             CHECK(cudaMalloc(&set->uniform[b][k], plane));
             CHECK(cudaMemcpy(set->uniform[b][k], uniform.data(), plane, cudaMemcpyHostToDevice));
@@ -409,31 +408,73 @@ int main(int argc, char **argv)
     // Each 8-bit row, then (where the op has one) its 16-bit row: twice the
     // bytes, against the copy of the 16-bit image.
     op_row rows[] = {
-        {"interleaved->planar", op_deinterleave, {nullptr, 8, NO_MOVE}, 2 * img, "nppiCopy_8u_C3P3R"},
+        {"interleaved->planar",
+         op_deinterleave,
+         {nullptr, 8, NO_MOVE},
+         2 * img,
+         "nppiCopy_8u_C3P3R"},
         {"planar->interleaved", op_interleave, {nullptr, 8, NO_MOVE}, 2 * img, "nppiCopy_8u_P3C3R"},
-        {"blur sigma=2", op_blur, {&s[0], 8, NO_MOVE}, 2 * img, "nppiFilterGaussBorder_8u_C3R 13x13"},
-        {"blur sigma=8", op_blur, {&s[1], 8, NO_MOVE}, 2 * img, "nppiFilterGaussAdvancedBorder_8u_C3R 49"},
+        {"blur sigma=2",
+         op_blur,
+         {&s[0], 8, NO_MOVE},
+         2 * img,
+         "nppiFilterGaussBorder_8u_C3R 13x13"},
+        {"blur sigma=8",
+         op_blur,
+         {&s[1], 8, NO_MOVE},
+         2 * img,
+         "nppiFilterGaussAdvancedBorder_8u_C3R 49"},
         {"box r=5", op_box, {&s[0], 8, NO_MOVE}, 2 * img, "nppiFilterBoxBorder_8u_C1R 11x11 x3"},
-        {"convolve 5x5", op_convolve, {&s[2], 8, NO_MOVE}, 2 * img, "nppiFilterBorder32f_8u_C1R 5x5 x3"},
-        {"convolve 5x5 general", op_convolve, {&s[4], 8, NO_MOVE}, 2 * img,
+        {"convolve 5x5",
+         op_convolve,
+         {&s[2], 8, NO_MOVE},
+         2 * img,
          "nppiFilterBorder32f_8u_C1R 5x5 x3"},
-        {"convolve 15x15", op_convolve, {&s[3], 8, NO_MOVE}, 2 * img,
+        {"convolve 5x5 general",
+         op_convolve,
+         {&s[4], 8, NO_MOVE},
+         2 * img,
+         "nppiFilterBorder32f_8u_C1R 5x5 x3"},
+        {"convolve 15x15",
+         op_convolve,
+         {&s[3], 8, NO_MOVE},
+         2 * img,
          "nppiFilterBorder32f_8u_C1R 15x15 x3"},
-        {"convolve 15x15 general", op_convolve, {&s[5], 8, NO_MOVE}, 2 * img,
+        {"convolve 15x15 general",
+         op_convolve,
+         {&s[5], 8, NO_MOVE},
+         2 * img,
          "nppiFilterBorder32f_8u_C1R 15x15 x3"},
         {"sobel", op_sobel, {nullptr, 8, NO_MOVE}, 2 * img, "nppiGradientVectorSobelBorder (n/a)"},
-        {"transpose", op_move, {nullptr, 8, GPUIMG_MOVE_TRANSPOSE}, 2 * img,
+        {"transpose",
+         op_move,
+         {nullptr, 8, GPUIMG_MOVE_TRANSPOSE},
+         2 * img,
          "nppiTranspose_8u_C1R x3"},
-        {"rotate 90", op_move, {nullptr, 8, GPUIMG_MOVE_ROTATE90}, 2 * img,
+        {"rotate 90",
+         op_move,
+         {nullptr, 8, GPUIMG_MOVE_ROTATE90},
+         2 * img,
          "nppiTranspose + nppiMirror x3"},
         {"flip h", op_move, {nullptr, 8, GPUIMG_MOVE_FLIP_H}, 2 * img, "nppiMirror_8u_C1R x3"},
         {"invert", op_invert, {nullptr, 8, NO_MOVE}, 2 * img, "nppiNot_8u_C1R x3"},
-        {"histogram (photo)", op_histogram, {&s[0], 8, NO_MOVE}, img, "nppiHistogramEven_8u_C1R x3"},
-        {"histogram (one value)", op_histogram_uniform, {&s[0], 8, NO_MOVE}, img,
+        {"histogram (photo)",
+         op_histogram,
+         {&s[0], 8, NO_MOVE},
+         img,
+         "nppiHistogramEven_8u_C1R x3"},
+        {"histogram (one value)",
+         op_histogram_uniform,
+         {&s[0], 8, NO_MOVE},
+         img,
          "nppiHistogramEven_8u_C1R x3"},
         {"stats", op_stats, {&s[0], 8, NO_MOVE}, img, "nppiMean_StdDev + nppiMinMax x3"},
         {"grayscale", op_grayscale, {nullptr, 8, NO_MOVE}, img + N, "nppiRGBToGray_8u_C3C1R"},
-        {"equalize", op_equalize, {&s[0], 8, NO_MOVE}, 3 * img, "nppiHistogramEven + nppiLUTPalette x3"},
+        {"equalize",
+         op_equalize,
+         {&s[0], 8, NO_MOVE},
+         3 * img,
+         "nppiHistogramEven + nppiLUTPalette x3"},
         {"equalize --luma", op_equalize_luma, {&s[0], 8, NO_MOVE}, 3 * img, "n/a"},
         {"compare's ssim", op_ssim, {&s[0], 8, NO_MOVE}, 2 * img, "n/a"},
     };

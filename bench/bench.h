@@ -29,8 +29,8 @@ typedef struct bench_ctx {
     bench_input in[BENCH_BUFFERS]; /* the 8-bit set (NPP's inputs) ... */
     uint8_t *out_rgb, *out_plane[3];
     uint8_t *uniform[BENCH_BUFFERS][3];
-    bench_set set16;            /* ... and the 16-bit one: v * 257 plus low-bit noise */
-    unsigned long long *counts; /* our 8-bit histograms' counts, 3 x 256 */
+    bench_set set16;              /* ... and the 16-bit one: v * 257 plus low-bit noise */
+    unsigned long long *counts;   /* our 8-bit histograms' counts, 3 x 256 */
     unsigned long long *counts16; /* 16-bit: 3 x 65536 */
     void *partials;               /* the 16-bit histogram's scratch */
     cudaStream_t stream;

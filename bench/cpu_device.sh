@@ -3,7 +3,7 @@
 # Issue 15 on the GPU machine: the suite on the CUDA backend (unchanged by
 # the CPU work), memcheck over the cuda suite, the threads suite on its 16
 # cores, and the CPU backend's per-operation times on one thread and on
-# every core there (bench/cpu_ops.c: the calibration of `auto`, ops.c),
+# every core there (bench/cpu_ops.c: the calibration of `auto`, each op's cost in src/ops/),
 # with the backend `auto` then takes for a 12-megapixel blur.
 # Usage: bench/cpu_device.sh DIR. DIR (devrun) holds what
 # `bench/depth_device.sh devrun prepare` copies, cpu_ops and photo.jpg.

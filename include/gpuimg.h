@@ -286,7 +286,7 @@ const char *gpuimg_codec_versions(void);
 
 /* ---- Operations ---------------------------------------------------------- */
 
-/* Every image -> image operation is described by one table (src/ops.c) that
+/* Every image -> image operation is described by one table (src/ops/table.c, one file per operation beside it) that
  * drives the command line's options, the STEP syntax of `run` and `batch`,
  * range checks and --help, so none of them can disagree. */
 typedef enum gpuimg_param_type {

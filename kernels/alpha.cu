@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // --alpha premultiplied (SPEC §2), the two ends of a blur or convolve of
-// float planes (src/ops.c runs the filter between them): premultiply makes
+// float planes (src/ops/params.c runs the filter between them): premultiply makes
 // float planes of an image with alpha (2 or 4 planes, alpha last), colour c
 // weighted by a = A / M; unpremultiply stores the filtered float planes at
 // the image's depth, colour c' / a' where a' > 0 (else 0), alpha A', each

@@ -13,7 +13,7 @@
 // output format (YUV, or the Y plane of a grayscale file), which
 // spreads the batch over the engine's cores; any other file (progressive,
 // or a GPU without the engine) takes nvJPEG's CUDA decoder, one file a
-// call. What nvJPEG refuses (src/jpeg_scan.c has kept CMYK, 12-bit and
+// call. What nvJPEG refuses (src/io/jpeg/scan.c has kept CMYK, 12-bit and
 // arithmetic-coded files away; this is damage it could not see) is handed
 // back to the caller for libjpeg-turbo, file by file, so that one file
 // never fails a batch. A failed batched call is retried file by file on the
@@ -28,7 +28,7 @@
 // are still queued, and the steps that read them must see them whole.
 //
 // Encoding: the CUDA encoder, chroma 4:2:0 up to quality 90 and 4:4:4
-// above (the CPU encoder's choice, src/io_jpeg.c); a grayscale image as the
+// above (the CPU encoder's choice, src/io/jpeg/jpeg.c); a grayscale image as the
 // Y plane alone.
 #include <new>
 #include <pthread.h>
@@ -218,7 +218,7 @@ gpuimg_status decode_hw(GpuJpeg *j, cudaStream_t stream, int m, nvjpegOutputForm
 // Where file i's planes go: its luma straight into dst's first plane, its
 // chroma (subsampled as the file has it) into the batch's scratch at
 // *offset; b_hs, b_vs say how. refused when nvJPEG cannot read its header
-// or the file is not one jpeg_colour.cu converts (src/jpeg_scan.c sends
+// or the file is not one jpeg_colour.cu converts (src/io/jpeg/scan.c sends
 // none such).
 void place(GpuJpeg *j, int i, const uint8_t *data, size_t size, gpuimg_planes *dst, size_t *offset,
            int *refused)

@@ -137,7 +137,8 @@ template <int N> __device__ __forceinline__ void unpack(const uint4 (&v)[N], uin
 // pixels: word j of plane c is values (2j) C + c and (2j + 1) C + c, two
 // byte pairs.
 template <int C>
-__device__ __forceinline__ void shuffle_to_planes(const uint32_t (&w)[4 * C], uint4 (&v)[C], uint8_t)
+__device__ __forceinline__ void shuffle_to_planes(const uint32_t (&w)[4 * C], uint4 (&v)[C],
+                                                  uint8_t)
 {
     if constexpr (C == 4) {
 #pragma unroll
@@ -185,7 +186,8 @@ __device__ __forceinline__ void shuffle_to_planes(const uint32_t (&w)[4 * C], ui
 // shuffle_to_pixels: the inverse, one uint4 per plane (w: word 4c + j is
 // word j of plane c) into this lane's C uint4 of interleaved pixels.
 template <int C>
-__device__ __forceinline__ void shuffle_to_pixels(const uint32_t (&w)[4 * C], uint4 (&v)[C], uint8_t)
+__device__ __forceinline__ void shuffle_to_pixels(const uint32_t (&w)[4 * C], uint4 (&v)[C],
+                                                  uint8_t)
 {
     if constexpr (C == 4) {
 #pragma unroll
@@ -226,7 +228,7 @@ __device__ __forceinline__ void shuffle_to_pixels(const uint32_t (&w)[4 * C], ui
             int p[2];
 #pragma unroll
             for (int b = 0; b < 2; b++) {
-                int n = 8 * k + 2 * j + b;        // pixel n / C, plane n % C
+                int n = 8 * k + 2 * j + b;         // pixel n / C, plane n % C
                 p[b] = 16 * (n % C) + 2 * (n / C); // its first byte among the planes' words
             }
             o[j] = gather_bytes(w, p[0], p[0] + 1, p[1], p[1] + 1);

@@ -104,9 +104,8 @@ template <typename T> struct LutAux {
 // Block-wide inclusive sum of v over THREADS threads (all of them call it);
 // *total gets the block's sum. s_warp: THREADS / 32 entries of scratch.
 template <int THREADS>
-__device__ __forceinline__ unsigned long long block_scan(unsigned long long v,
-                                                         unsigned long long *s_warp,
-                                                         unsigned long long *total)
+__device__ __forceinline__ unsigned long long
+block_scan(unsigned long long v, unsigned long long *s_warp, unsigned long long *total)
 {
     const int lane = threadIdx.x & 31, warp = threadIdx.x / 32;
 #pragma unroll
@@ -336,8 +335,7 @@ template <typename T> struct LumaMap {
         uint32_t o_r[V::N], o_g[V::N], o_b[V::N];
 #pragma unroll
         for (int k = 0; k < V::N; k++)
-            pixel(V::get(it.r, k), V::get(it.g, k), V::get(it.b, k), table, o_r[k], o_g[k],
-                  o_b[k]);
+            pixel(V::get(it.r, k), V::get(it.g, k), V::get(it.b, k), table, o_r[k], o_g[k], o_b[k]);
         reinterpret_cast<uint4 *>(dr)[i] = V::pack(o_r);
         reinterpret_cast<uint4 *>(dg)[i] = V::pack(o_g);
         reinterpret_cast<uint4 *>(db)[i] = V::pack(o_b);

@@ -168,10 +168,9 @@ __device__ __forceinline__ void transpose_tile_vec(const uint8_t *__restrict__ s
 
 // The same at depth 16 (the header's 16-bit tile): 8-byte pieces.
 template <gpuimg_move MOVE>
-__device__ __forceinline__ void transpose_tile_vec(const uint8_t *__restrict__ src_bytes,
-                                                   uint8_t *__restrict__ dst_bytes, int w, int h,
-                                                   int bx, int by, bool vec16, uint4 *s_raw,
-                                                   uint16_t)
+__device__ __forceinline__ void
+transpose_tile_vec(const uint8_t *__restrict__ src_bytes, uint8_t *__restrict__ dst_bytes, int w,
+                   int h, int bx, int by, bool vec16, uint4 *s_raw, uint16_t)
 {
     constexpr bool rev_rows = MOVE == GPUIMG_MOVE_ROTATE270;
     constexpr bool rev_cols = MOVE == GPUIMG_MOVE_ROTATE90;

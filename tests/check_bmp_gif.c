@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* BMP and GIF, read by io_bmp.c and io_gif.c (SPEC §2): the kinds of BMP
+/* BMP and GIF, read by io/bmp.c and io/gif.c (SPEC §2): the kinds of BMP
  * that BMP Suite calls good decode to the pixels tests/bmp/make_bmps.py
  * chose for them, with the channels `gpuimg info` reports; damaged BMPs and
  * GIFs (data that ends early, runs past the image, headers that lie) are

@@ -353,7 +353,7 @@ START_TEST(backend_choice)
     gpuimg_ctx *ctx = tu_ctx();
     gpuimg_image img;
     /* a 1001-tap blur of 3 M values on one thread: about 0.5 s by the
-     * estimate (ops.c), over auto's 0.4 s whatever the machine's cores */
+     * estimate (each op's cost in src/ops/), over auto's 0.4 s whatever the machine's cores */
     tu_random_image(&img, 1000, 1000, 3, 9);
     ck_assert_int_eq(gpuimg_save(ctx, big, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
     gpuimg_image_free(&img);

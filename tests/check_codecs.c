@@ -13,8 +13,8 @@
 /* after stdio.h: it needs FILE */
 #include <jpeglib.h>
 
-#include "io/png/deflate_join.h"
 #include "io/io.h"
+#include "io/png/deflate_join.h"
 #include "testutil.h"
 
 static gpuimg_ctx *codec_ctx(int threads, int level)
@@ -167,7 +167,7 @@ START_TEST(png_bytes_do_not_depend_on_threads)
 }
 END_TEST
 
-/* io_png_write.c's chunk size: the joins of the cases below fall where
+/* io/png/write.c's chunk size: the joins of the cases below fall where
  * they say only while the two agree. */
 #define PNG_CHUNK_BYTES (256 * 1024)
 

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "io/io.h"
-#include "run/jpeg_gpu.h"
 #include "io/metadata.h"
+#include "run/jpeg_gpu.h"
 #include "testutil.h"
 
 /* kernels/nvjpeg_api.cu (src/cuda_absent.c without CUDA) */

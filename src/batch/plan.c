@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan of a batch (batch_plan.h): everything decided before a thread
+/* The plan of a batch (batch/plan.h): everything decided before a thread
  * starts or a file is written. */
 #define _DEFAULT_SOURCE /* DT_DIR, realpath */
 #include <dirent.h>

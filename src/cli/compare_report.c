@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "compare_out.h"
-#include "json.h"
 #include "core/utf8.h"
+#include "json.h"
 
 struct compare_report {
     gpuimg_ctx *ctx;

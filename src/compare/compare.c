@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/rules.h"
 #include "core/arith.h"
 #include "core/backend.h"
-#include "compare/rules.h"
 #include "core/image.h"
 #include "core/internal.h"
 #include "core/pool.h"

@@ -2,7 +2,7 @@
 /* Folders of goldens (SPEC §7): the pairing, the workers that decode and
  * compare the pairs, and golden updates.
  *
- * The pairing is batch's walk (batch_plan.h) over both folders, merged by
+ * The pairing is batch's walk (batch/plan.h) over both folders, merged by
  * relative path. Workers take pairs in path order; each has a context of
  * its own (its backend, for SSIM, its own stream) and lends the one shared
  * thread pool, on which a PNG's rows unfilter and a comparison's bands run,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The per-pixel rules of golden-image comparison (compare_rules.c). Images
+/* The per-pixel rules of golden-image comparison (compare/rules.c). Images
  * are interleaved, packed, of `channels` channels (1-4, as widened). */
 #ifndef GPUIMG_COMPARE_RULES_H
 #define GPUIMG_COMPARE_RULES_H

@@ -41,7 +41,7 @@ gpuimg_status gpuimg__decode_tiff(gpuimg_ctx *ctx, const uint8_t *data, size_t s
                                   const char *name, gpuimg_image *out);
 gpuimg_status gpuimg__encode_tiff(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img);
-/* A TIFF file's EXIF as a standalone EXIF block (tiff_exif.c), malloc'ed:
+/* A TIFF file's EXIF as a standalone EXIF block (io/tiff/exif.c), malloc'ed:
  * IFD0's Make, Model, Orientation, Software, DateTime, Artist and
  * Copyright, and the EXIF IFD at offset ifd (0: none). 1 and the block, 0
  * when there is nothing to carry, -1 out of memory. */
@@ -56,7 +56,7 @@ int gpuimg__tiff_write_ifd0(struct tiff *tif, const uint8_t *exif, size_t size);
 int gpuimg__tiff_write_exif(struct tiff *tif, const uint8_t *exif, size_t size, uint64_t *offset);
 gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
                                   const gpuimg_image *img);
-/* The common PNG without libpng (io_png_inflate.c): 1 and the image, or 0,
+/* The common PNG without libpng (io/png/inflate.c): 1 and the image, or 0,
  * with nothing set, for anything it does not take or finds wrong (libpng
  * then reads data), or -1 when it ran out of memory after it had freed the
  * file's bytes (gpuimg__input_release): nothing set, nothing to fall back

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "core/internal.h"
-#include "io/formats.h"
 #include "core/metadata.h"
+#include "io/formats.h"
 #include "io/metadata.h"
 #include "io/walk_tiff.h"
 

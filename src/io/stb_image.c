@@ -4,8 +4,8 @@
  * file is called or holds, no other stb decoder exists in the program to
  * reach (stb's Softimage PIC and Radiance HDR readers crash and hang on
  * crafted files: CVE-2023-43898, CVE-2021-42715; its PNG, JPEG, PNM, PSD,
- * BMP and GIF readers are replaced by libpng, libjpeg-turbo, io_pnm.c,
- * io_psd.c, io_bmp.c and io_gif.c). Debian's libstb.so, which holds every
+ * BMP and GIF readers are replaced by libpng, libjpeg-turbo, io/pnm.c,
+ * io/psd.c, io/bmp.c and io/gif.c). Debian's libstb.so, which holds every
  * decoder, is linked only for stb_image_write.
  *
  * The decoders' memory is zeroed when allocated, so a path in stb that

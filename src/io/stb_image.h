@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The restricted stb_image of io_stb_image.c: TGA only.
+/* The restricted stb_image of io/stb_image.c: TGA only.
  * Its results are freed with free(). */
 #ifndef GPUIMG_IO_STB_IMAGE_H
 #define GPUIMG_IO_STB_IMAGE_H

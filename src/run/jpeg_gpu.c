@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The device's JPEG codec in a run (jpeg_gpu.h). The file's markers are
  * read on the CPU (metadata, orientation, and the structure check of
- * jpeg_scan.c); only its compressed bytes go to the device, which decodes
+ * io/jpeg/scan.c); only its compressed bytes go to the device, which decodes
  * into the planes the steps run on, turns them upright with the move
  * kernels, and encodes the result from its planes, so that only
  * compressed bytes cross PCIe both ways. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* JPEG read in bands (each band skips the rows above it) against one pass:
  * the same verdict, and on success the same bytes. And the marker walk
- * that decides what the GPU's decoder is given (jpeg_scan.c, with the
+ * that decides what the GPU's decoder is given (io/jpeg/scan.c, with the
  * metadata parse of gpuimg__jpeg_probe): it reads only the input, and a
  * file it passes that libjpeg-turbo decodes has the shape it said. */
 #include <string.h>

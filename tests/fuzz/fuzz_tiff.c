@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* TIFF through libtiff from memory (io_tiff.c), as gpuimg_load_memory
+/* TIFF through libtiff from memory (io/tiff/tiff.c), as gpuimg_load_memory
  * reaches it: any bytes, the signature made TIFF's (the byte order the
  * first byte says), so that mutations reach the directory rather than
  * dying at the sniff (fuzz_load keeps that under the fuzzer). Both reading
  * paths (sample by sample: gray/RGB +-alpha, 8/16 bits, strips, planes;
  * libtiff's RGBA reader: tiles, palettes, bilevel, CMYK, YCbCr, odd
- * depths), the profile, XMP and EXIF IFD (tiff_exif.c), and the pixels
+ * depths), the profile, XMP and EXIF IFD (io/tiff/exif.c), and the pixels
  * turned upright as the Orientation tag says. What decodes must:
  *  - be told the same by gpuimg_probe_memory (`gpuimg info`): the upright
  *    size, the orientation and the channels, which info says are "as

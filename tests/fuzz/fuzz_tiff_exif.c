@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* An image whose EXIF block is the input (as a JPEG's APP1 or a PNG's eXIf
  * would bring it) written as TIFF: its EXIF IFD set entry by entry through
- * libtiff (tiff_exif.c), then the file read back, which must give the same
+ * libtiff (io/tiff/exif.c), then the file read back, which must give the same
  * pixels; the block's offsets and counts are the untrusted part. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* WebP through libwebp (io_webp.c), as gpuimg_load_memory reaches it: any
+/* WebP through libwebp (io/webp.c), as gpuimg_load_memory reaches it: any
  * bytes, made a RIFF WebP ("RIFF", the size of the bytes there are,
  * "WEBP") so that mutations reach the chunks rather than the container's
  * two checks (fuzz_load keeps those under the fuzzer): VP8 and VP8L

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* PNG reading through libpng: it checks every chunk's CRC and the stream's
- * completeness (stb_image does neither). Writing is io_png_write.c. */
+ * completeness (stb_image does neither). Writing is io/png/write.c. */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include <errno.h>
 #include <png.h>

@@ -29,10 +29,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "io/png/deflate_join.h"
+#include "core/pool.h"
 #include "io/io.h"
 #include "io/metadata.h"
-#include "core/pool.h"
+#include "io/png/deflate_join.h"
 
 /* Each chunk's matches start from nothing, yet on a photograph the file
  * grows by less than 0.02% at 256 KiB against 2 MiB chunks (bench/NOTES.md):

@@ -14,7 +14,7 @@
  * read. Written: 8 or 16 bits, Deflate with the horizontal predictor, one
  * strip per ~64 KiB, the ICC profile and XMP as their tags, IFD0's text
  * tags (Make, Model...) and EXIF's own IFD from the EXIF block carried
- * (tiff_exif.c reads and writes both). */
+ * (io/tiff/exif.c reads and writes both). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -364,7 +364,7 @@ static int read_rgba(TIFFRGBAImage *rgba, gpuimg_image *img)
 }
 
 /* What libtiff read of the first directory: the profile, XMP, the EXIF
- * block (IFD0's text tags and the EXIF IFD, tiff_exif.c) and the
+ * block (IFD0's text tags and the EXIF IFD, io/tiff/exif.c) and the
  * Orientation tag. NULL only when memory ran out. */
 static gpuimg_metadata *read_metadata(TIFF *tif, const uint8_t *data, size_t size)
 {
