@@ -30,7 +30,7 @@ int main(int argc, char **argv)
     gpuimg_step_free(step);
     gpuimg_image_free(&in);
     gpuimg_ctx_destroy(ctx);
-    printf("gpuimg %s (%d.%d.%d): %s\n", GPUIMG_VERSION, GPUIMG_VERSION_MAJOR,
-           GPUIMG_VERSION_MINOR, GPUIMG_VERSION_PATCH, st == GPUIMG_OK ? "done" : "failed");
+    printf("gpuimg %s (%d.%d.%d): %s\n", GPUIMG_VERSION, GPUIMG_VERSION_MAJOR, GPUIMG_VERSION_MINOR,
+           GPUIMG_VERSION_PATCH, st == GPUIMG_OK ? "done" : "failed");
     return st == GPUIMG_OK ? 0 : 3;
 }
