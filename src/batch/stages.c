@@ -32,7 +32,7 @@ static gpuimg_status read_admitted(gpuimg_ctx *ctx, batch *b, const char *input,
 }
 
 /* A decoder's part: the file read, and decoded unless the device's decoder
- * will take it (a JPEG it may decode, jpeg_gpu.h), whose bytes and
+ * will take it (run/route.c: a JPEG it may decode), whose bytes and
  * metadata the item keeps instead. */
 static gpuimg_status read_for_device(gpuimg_ctx *ctx, batch *b, const char *input, item *it)
 {
