@@ -286,9 +286,9 @@ const char *gpuimg_codec_versions(void);
 
 /* ---- Operations ---------------------------------------------------------- */
 
-/* Every image -> image operation is described by one table (src/ops/table.c, one file per operation beside it) that
- * drives the command line's options, the STEP syntax of `run` and `batch`,
- * range checks and --help, so none of them can disagree. */
+/* Every image -> image operation is described by one table (src/ops/table.c, one file per operation
+ * beside it) that drives the command line's options, the STEP syntax of `run` and `batch`, range
+ * checks and --help, so none of them can disagree. */
 typedef enum gpuimg_param_type {
     GPUIMG_PARAM_FLOAT,
     GPUIMG_PARAM_INT,
