@@ -67,6 +67,7 @@ struct scratch {
     gpuimg_conv conv;       // convolve
     uint8_t *lut;           // equalize: 3 x gpuimg__cuda_equalize_scratch(16) bytes
     double *ssim;
+    uint8_t *gamma[2]; // gamma's tables (map_lut), 8 and 16 bits, on the device
 };
 
 // One row's op at one depth: the scratch (weights), the depth, the move.
@@ -209,6 +210,16 @@ static int op_equalize(bench_ctx *c, void *arg, int i)
         if (gpuimg__cuda_equalize(input(c, a, i).plane[k], out_planes(c, a)[k], N, a->depth,
                                   counts_of(c, a) + ((size_t)k << a->depth), a->s->lut + lut * k,
                                   c->stream) != cudaSuccess)
+            return 1;
+    return 0;
+}
+// gamma 2.2: a per-value operation's table, each plane looked up (map_lut).
+static int op_gamma(bench_ctx *c, void *arg, int i)
+{
+    const op_arg *a = (const op_arg *)arg;
+    for (int k = 0; k < 3; k++)
+        if (gpuimg__cuda_map_lut(input(c, a, i).plane[k], out_planes(c, a)[k], N, a->depth,
+                                 a->s->gamma[a->depth == 16], c->stream) != cudaSuccess)
             return 1;
     return 0;
 }
@@ -403,6 +414,17 @@ int main(int argc, char **argv)
         s[k].lut = lut;
         s[k].ssim = ssim;
     }
+    gpuimg_step *gamma;
+    if (gpuimg_step_parse(ctx, "gamma:gamma=2.2", &gamma) != GPUIMG_OK ||
+        gpuimg_step_finish(ctx, gamma) != GPUIMG_OK) {
+        fprintf(stderr, "bench: gamma: %s\n", gpuimg_ctx_error(ctx));
+        return 2;
+    }
+    CHECK(cudaMalloc(&s[0].gamma[0], 256));
+    CHECK(cudaMalloc(&s[0].gamma[1], 65536 * sizeof(uint16_t)));
+    CHECK(cudaMemcpy(s[0].gamma[0], gamma->lut8, 256, cudaMemcpyHostToDevice));
+    CHECK(
+        cudaMemcpy(s[0].gamma[1], gamma->lut16, 65536 * sizeof(uint16_t), cudaMemcpyHostToDevice));
     const gpuimg_move NO_MOVE = GPUIMG_MOVE_TRANSPOSE; // for ops that move nothing
     const double img = 3.0 * N;
     // Each 8-bit row, then (where the op has one) its 16-bit row: twice the
@@ -475,6 +497,7 @@ int main(int argc, char **argv)
          {&s[0], 8, NO_MOVE},
          3 * img,
          "nppiHistogramEven + nppiLUTPalette x3"},
+        {"gamma (map_lut)", op_gamma, {&s[0], 8, NO_MOVE}, 2 * img, "n/a"},
         {"equalize --luma", op_equalize_luma, {&s[0], 8, NO_MOVE}, 3 * img, "n/a"},
         {"compare's ssim", op_ssim, {&s[0], 8, NO_MOVE}, 2 * img, "n/a"},
     };
