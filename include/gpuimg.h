@@ -336,7 +336,9 @@ void gpuimg_step_free(gpuimg_step *step);
 /* Tells the context the steps that will run on the next image it loads, so
  * that, once the file's header shows the image is large enough for the
  * device ("auto"), or always under "cuda", it starts the device (about
- * 0.3 s) on another thread while the pixels decode. Optional. */
+ * 0.3 s) on another thread while the pixels decode. Optional; the steps
+ * must stay alive until that load has read its size, or until the next
+ * gpuimg_ctx_expect or gpuimg_process_file (which tells its own). */
 gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int nsteps);
 
 /* Runs the steps in order. The image is uploaded once, converted to planes,

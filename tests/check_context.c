@@ -3,6 +3,8 @@
  * which field, through gpuimg_ctx_error(NULL), on the thread that asked. */
 #include <check.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -94,6 +96,39 @@ START_TEST(detail_is_per_thread)
 }
 END_TEST
 
+/* A file that fails before its size is read leaves no expectation behind:
+ * the context's next decode neither reaches the caller's (freed) steps nor
+ * starts the device for them. --backend cuda starts the device for any
+ * size, and in a build without CUDA the opener still runs. */
+START_TEST(failed_file_forgets_its_steps)
+{
+    gpuimg_config c;
+    gpuimg_config_init(&c);
+    c.backend = GPUIMG_BACKEND_CUDA;
+    gpuimg_ctx *ctx;
+    ck_assert_int_eq(gpuimg_ctx_create(&c, &ctx), GPUIMG_OK);
+    char bad[4096], out[4096];
+    const char *dir = tu_tmpdir();
+    snprintf(bad, sizeof bad, "%s/cut.png", dir);
+    snprintf(out, sizeof out, "%s/out.png", dir);
+    static const uint8_t cut[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I'};
+    tu_write_file(bad, cut, sizeof cut);
+    gpuimg_step **steps = calloc(1, sizeof *steps);
+    ck_assert_ptr_nonnull(steps);
+    ck_assert_int_eq(gpuimg_step_parse(ctx, "blur:sigma=2", &steps[0]), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_process_file(ctx, bad, out, GPUIMG_FORMAT_NONE, steps, 1, NULL),
+                     GPUIMG_ERR_DECODE);
+    gpuimg_step_free(steps[0]);
+    steps[0] = NULL; /* what a stale expectation would now follow */
+    free(steps);
+    gpuimg_image img;
+    ck_assert_int_eq(gpuimg_load(ctx, tu_golden("inputs/camera_64x48_rgb.png"), &img), GPUIMG_OK);
+    ck_assert_int_eq(img.width, 64);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *context_suite(void)
 {
     Suite *s = suite_create("context");
@@ -101,6 +136,7 @@ Suite *context_suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, create_names_the_field, 0, (int)(sizeof cases / sizeof cases[0]));
     tcase_add_test(tc, detail_is_per_thread);
+    tcase_add_test(tc, failed_file_forgets_its_steps);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -141,8 +141,10 @@ START_TEST(every_step)
         }
         /* and every row of the op table, by its example: a new operation is
          * held to the CPU here without anyone listing it */
-        for (int k = 0; gpuimg__op_example(k); k++)
+        for (int k = 0; gpuimg_op_at(k); k++) { /* every operation, its example */
+            ck_assert_msg(gpuimg__op_example(k), "%s: no example step", gpuimg_op_at(k)->name);
             same_step(cpu, gpu, gpuimg__op_example(k), &in);
+        }
         /* The filters run plane by plane, the same launch whatever the
          * channel count (the layouts are covered above): one count is
          * enough, and keeps the suite quick under compute-sanitizer. The

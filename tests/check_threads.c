@@ -140,8 +140,10 @@ START_TEST(test_plain_steps)
                     continue; /* colour or alpha only */
                 check_step(ctxs, plain[s], &img);
             }
-            for (int k = 0; gpuimg__op_example(k); k++) /* every operation */
+            for (int k = 0; gpuimg_op_at(k); k++) { /* every operation, its example */
+                ck_assert_msg(gpuimg__op_example(k), "%s: no example step", gpuimg_op_at(k)->name);
                 check_step(ctxs, gpuimg__op_example(k), &img);
+            }
             gpuimg_image_free(&img);
         }
     release(ctxs);

@@ -39,9 +39,8 @@ static gpuimg_status on_host(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg__
     return st;
 }
 
-gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *out,
-                                  gpuimg_format format, gpuimg_step *const *steps, int nsteps,
-                                  gpuimg_process_info *info)
+static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, gpuimg_format format,
+                             gpuimg_step *const *steps, int nsteps, gpuimg_process_info *info)
 {
     const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
     /* the output checked once, before any work, and not again at the save */
@@ -136,5 +135,17 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
         st = gpuimg__output_save(ctx, out, format, &res, 1);
         gpuimg__output_free(&res);
     }
+    return st;
+}
+
+gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *out,
+                                  gpuimg_format format, gpuimg_step *const *steps, int nsteps,
+                                  gpuimg_process_info *info)
+{
+    gpuimg_status st = process(ctx, in, out, format, steps, nsteps, info);
+    /* The expectation told for this file ends with it: a file that failed
+     * before its size was read would otherwise leave it, naming the
+     * caller's steps, to the context's next decode. */
+    gpuimg__ctx_expect_work(ctx, 0, NULL, NULL, 0);
     return st;
 }
