@@ -39,6 +39,7 @@ Suite *hostile_suite(void);
 Suite *bmp_gif_suite(void);
 Suite *layers_suite(void);
 Suite *context_suite(void);
+Suite *resample_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -98,6 +99,7 @@ int main(void)
     srunner_add_suite(sr, bmp_gif_suite());
     srunner_add_suite(sr, layers_suite());
     srunner_add_suite(sr, context_suite());
+    srunner_add_suite(sr, resample_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());
