@@ -302,20 +302,6 @@ gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_option
     return GPUIMG_OK;
 }
 
-struct copy {
-    const char *to;
-    const uint8_t *data;
-    size_t size;
-};
-
-static gpuimg_status write_copy(gpuimg_ctx *ctx, FILE *out, void *user)
-{
-    const struct copy *c = user;
-    if (c->size > 0 && fwrite(c->data, 1, c->size, out) != c->size)
-        return gpuimg__fail_errno(ctx, c->to);
-    return GPUIMG_OK;
-}
-
 /* gpuimg_copy_image, making to's folders (mkdir -p) once the file has
  * decoded, so that a copy refused leaves nothing behind. */
 static gpuimg_status copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
@@ -340,10 +326,8 @@ static gpuimg_status copy_image(gpuimg_ctx *ctx, const char *folder, const char 
     if (st == GPUIMG_OK && make_parents && gpuimg__make_parents(parents) != 0)
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot create its folder: %s", to,
                           strerror(errno));
-    if (st == GPUIMG_OK) {
-        struct copy c = {to, data, size};
-        st = gpuimg__write_atomic(ctx, to, write_copy, &c);
-    }
+    if (st == GPUIMG_OK)
+        st = gpuimg_write_file(ctx, to, data, size);
     free(data);
     return st;
 }

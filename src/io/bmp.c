@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/bytes.h"
 #include "io/formats.h"
 #include "io/io.h"
 
@@ -58,16 +59,6 @@ struct bmp {
     uint64_t data_at;
     int channels;
 };
-
-static uint32_t le16(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return le16(p) | le16(p + 2) << 16;
-}
 
 static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, const char *why)
 {
@@ -125,7 +116,7 @@ static gpuimg_status read_masks(gpuimg_ctx *ctx, const char *name, const uint8_t
         if (b->palette_at > n)
             return truncated(ctx, name);
         for (int i = 0; i < count; i++)
-            m[i] = le32(p + at + 4 * i);
+            m[i] = gpuimg__le32(p + at + 4 * i);
     }
     for (int i = 0; i < 4; i++)
         if (!set_field(&b->fields[i], m[i], b->bpp))
@@ -161,7 +152,7 @@ static gpuimg_status parse(gpuimg_ctx *ctx, const char *name, const uint8_t *p, 
     memset(b, 0, sizeof *b);
     if (n < 18)
         return truncated(ctx, name);
-    b->header = le32(p + 14);
+    b->header = gpuimg__le32(p + 14);
     uint32_t h = b->header;
     if (h != 12 && h != 16 && h != 40 && h != 52 && h != 56 && h != 64 && h != 108 && h != 124)
         return damaged(ctx, name, "unknown header size");
@@ -170,16 +161,16 @@ static gpuimg_status parse(gpuimg_ctx *ctx, const char *name, const uint8_t *p, 
     int64_t w, height;
     unsigned planes;
     if (h == 12) {
-        w = le16(p + 18);
-        height = le16(p + 20);
-        planes = le16(p + 22);
-        b->bpp = le16(p + 24);
+        w = gpuimg__le16(p + 18);
+        height = gpuimg__le16(p + 20);
+        planes = gpuimg__le16(p + 22);
+        b->bpp = gpuimg__le16(p + 24);
     } else {
-        w = (int32_t)le32(p + 18);
-        height = (int32_t)le32(p + 22);
-        planes = le16(p + 26);
-        b->bpp = le16(p + 28);
-        b->compression = h >= 40 ? le32(p + 30) : BI_RGB;
+        w = (int32_t)gpuimg__le32(p + 18);
+        height = (int32_t)gpuimg__le32(p + 22);
+        planes = gpuimg__le16(p + 26);
+        b->bpp = gpuimg__le16(p + 28);
+        b->compression = h >= 40 ? gpuimg__le32(p + 30) : BI_RGB;
     }
     unsigned bpp = b->bpp;
     /* JPEG and PNG inside a BMP (printer data) have no bit depth of their own */
@@ -205,10 +196,10 @@ static gpuimg_status parse(gpuimg_ctx *ctx, const char *name, const uint8_t *p, 
         if ((st = read_masks(ctx, name, p, n, b)) != GPUIMG_OK)
             return st;
     } else if (bpp <= 8) {
-        uint64_t used = h >= 40 ? le32(p + 46) : 0;
+        uint64_t used = h >= 40 ? gpuimg__le32(p + 46) : 0;
         b->colours = used == 0 || used > (1u << bpp) ? 1u << bpp : used;
     }
-    b->data_at = le32(p + 10);
+    b->data_at = gpuimg__le32(p + 10);
     if (b->data_at < b->palette_at)
         return damaged(ctx, name, "pixel data offset inside the header");
     return GPUIMG_OK;
@@ -289,7 +280,7 @@ static void masked_row(const uint8_t *src, uint64_t w, const struct bmp *b, uint
 {
     int c = b->channels;
     for (uint64_t x = 0; x < w; x++, dst += c) {
-        uint32_t v = b->bpp == 16 ? le16(src + 2 * x) : le32(src + 4 * x);
+        uint32_t v = b->bpp == 16 ? gpuimg__le16(src + 2 * x) : gpuimg__le32(src + 4 * x);
         for (int i = 0; i < c; i++)
             dst[i] = scale(&b->fields[i], v);
     }

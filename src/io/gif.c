@@ -26,15 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/bytes.h"
 #include "io/formats.h"
 #include "io/io.h"
 
 #define LZW_CODES 4096
-
-static uint32_t le16(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
 
 static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, const char *why)
 {
@@ -109,8 +105,8 @@ static gpuimg_status read_screen(gpuimg_ctx *ctx, const char *name, const uint8_
     f->transparent = -1;
     if (n < 13)
         return truncated(ctx, name);
-    f->screen_w = le16(p + 6);
-    f->screen_h = le16(p + 8);
+    f->screen_w = gpuimg__le16(p + 6);
+    f->screen_h = gpuimg__le16(p + 8);
     *at = 13;
     if (!read_table(p, n, at, p[10], f))
         return truncated(ctx, name);
@@ -139,8 +135,8 @@ static gpuimg_status read_frame(gpuimg_ctx *ctx, const char *name, const uint8_t
     }
     if (n - at < 10)
         return truncated(ctx, name);
-    f->left = le16(p + at), f->top = le16(p + at + 2);
-    f->width = le16(p + at + 4), f->height = le16(p + at + 6);
+    f->left = gpuimg__le16(p + at), f->top = gpuimg__le16(p + at + 2);
+    f->width = gpuimg__le16(p + at + 4), f->height = gpuimg__le16(p + at + 6);
     unsigned flags = p[at + 8];
     f->interlaced = (flags & 0x40) != 0;
     at += 9;

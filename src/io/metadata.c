@@ -15,6 +15,7 @@
 
 #include "core/internal.h"
 #include "core/metadata.h"
+#include "io/bytes.h"
 #include "io/formats.h"
 #include "io/metadata.h"
 #include "io/walk_tiff.h"
@@ -24,17 +25,6 @@
 #define MAX_PROFILE ((size_t)64 << 20)
 
 /* ---- EXIF: the TIFF structure, IFD0's Orientation (tag 0x0112) ---- */
-
-/* EXIF's fields in its own byte order, ICC's big-endian (le 0). */
-static unsigned get16(const uint8_t *p, int le)
-{
-    return gpuimg__tiff_get16(p, le);
-}
-
-static uint32_t get32(const uint8_t *p, int le)
-{
-    return gpuimg__tiff_get32(p, le);
-}
 
 /* The Orientation entry's value field in exif, or NULL: 0 and *malformed
  * when the structure does not hold together. */
@@ -49,9 +39,9 @@ static uint8_t *orientation_entry(uint8_t *exif, size_t n, int *le, int *malform
     *malformed = 0;
     for (unsigned i = 0; i < ifd.count; i++) {
         uint8_t *e = exif + (ifd.entries - exif) + 12 * (size_t)i;
-        if (get16(e, *le) == 0x0112) {
+        if (gpuimg__get16(e, *le) == 0x0112) {
             /* SHORT, count 1: the value sits in the entry's first two bytes */
-            if (get16(e + 2, *le) != 3 || get32(e + 4, *le) != 1) {
+            if (gpuimg__get16(e + 2, *le) != 3 || gpuimg__get32(e + 4, *le) != 1) {
                 *malformed = 1;
                 return NULL;
             }
@@ -67,7 +57,7 @@ int gpuimg__exif_orientation(const uint8_t *exif, size_t n)
     uint8_t *v = orientation_entry((uint8_t *)exif, n, &le, &malformed);
     if (malformed)
         return -1;
-    unsigned o = v ? get16(v, le) : 1;
+    unsigned o = v ? gpuimg__get16(v, le) : 1;
     return o >= 1 && o <= 8 ? (int)o : -1;
 }
 
@@ -98,25 +88,25 @@ void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap
     out[0] = '\0';
     if (n < 132)
         return;
-    uint32_t count = get32(icc + 128, 0);
+    uint32_t count = gpuimg__get32(icc + 128, 0);
     if (count > (n - 132) / 12)
         return;
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *t = icc + 132 + 12 * (size_t)i;
-        uint32_t at = get32(t + 4, 0), len = get32(t + 8, 0);
+        uint32_t at = gpuimg__get32(t + 4, 0), len = gpuimg__get32(t + 8, 0);
         if (memcmp(t, "desc", 4) != 0 || at > n || len > n - at || len < 12)
             continue;
         const uint8_t *d = icc + at;
         size_t k = 0;
         if (memcmp(d, "desc", 4) == 0) {
-            uint32_t chars = get32(d + 8, 0);
+            uint32_t chars = gpuimg__get32(d + 8, 0);
             for (uint32_t j = 0; j < chars && 12 + j < len && d[12 + j] && k + 1 < cap; j++)
                 out[k++] = d[12 + j] >= 0x20 && d[12 + j] < 0x7f ? (char)d[12 + j] : '?';
-        } else if (memcmp(d, "mluc", 4) == 0 && len >= 28 && get32(d + 8, 0) >= 1) {
-            uint32_t bytes = get32(d + 20, 0), off = get32(d + 24, 0);
+        } else if (memcmp(d, "mluc", 4) == 0 && len >= 28 && gpuimg__get32(d + 8, 0) >= 1) {
+            uint32_t bytes = gpuimg__get32(d + 20, 0), off = gpuimg__get32(d + 24, 0);
             if (off <= len && bytes <= len - off)
                 for (uint32_t j = 0; j + 1 < bytes && k + 1 < cap; j += 2) {
-                    unsigned ch = get16(d + off + j, 0);
+                    unsigned ch = gpuimg__get16(d + off + j, 0);
                     if (ch == 0)
                         break;
                     out[k++] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';

@@ -21,13 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/bytes.h"
 #include "io/formats.h"
 #include "io/io.h"
-
-static uint32_t be16(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 8 | p[1];
-}
 
 static gpuimg_status psd_error(gpuimg_ctx *ctx, const char *name, const char *why)
 {
@@ -64,8 +60,9 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
 {
     if (n < 26)
         return psd_error(ctx, name, "truncated PSD");
-    uint32_t channels = be16(p + 12), depth = be16(p + 22), mode = be16(p + 24);
-    if (be16(p + 4) != 1 || channels < 1 || channels > 56 || (depth != 8 && depth != 16))
+    uint32_t channels = gpuimg__be16(p + 12), depth = gpuimg__be16(p + 22),
+             mode = gpuimg__be16(p + 24);
+    if (gpuimg__be16(p + 4) != 1 || channels < 1 || channels > 56 || (depth != 8 && depth != 16))
         return psd_error(ctx, name, "damaged PSD: bad header");
     if (mode != 3 || channels < 3)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
@@ -84,7 +81,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
     }
     if (at + 2 > n)
         return psd_error(ctx, name, "truncated PSD");
-    uint32_t compression = be16(p + at);
+    uint32_t compression = gpuimg__be16(p + at);
     at += 2;
     if (compression > 1)
         return psd_error(ctx, name, "damaged PSD: unknown compression");
@@ -100,7 +97,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
          * allocated: their counts add up to at most what is left */
         uint64_t need = 0;
         for (uint64_t r = 0; r < h * (uint64_t)keep; r++)
-            need += be16(counts + 2 * r);
+            need += gpuimg__be16(counts + 2 * r);
         if (need > n - at)
             return psd_error(ctx, name, "truncated PSD");
     } else if (plane * (uint64_t)keep > n - at) {
@@ -119,7 +116,7 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
             if (compression == 0) {
                 src = p + at + (uint64_t)c * plane + y * row;
             } else {
-                size_t len = be16(counts + 2 * ((uint64_t)c * h + y));
+                size_t len = gpuimg__be16(counts + 2 * ((uint64_t)c * h + y));
                 if (!unpack_bits(p + at, len, samples, (size_t)row)) {
                     free(samples);
                     gpuimg_image_free(out);
@@ -134,7 +131,8 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *p, size_t n, const c
                     d[x * (uint64_t)keep] = src[x];
             else
                 for (uint64_t x = 0; x < w; x++)
-                    d[x * (uint64_t)keep] = (uint8_t)((be16(src + 2 * x) * 255u + 32767u) / 65535u);
+                    d[x * (uint64_t)keep] =
+                        (uint8_t)((gpuimg__be16(src + 2 * x) * 255u + 32767u) / 65535u);
         }
     free(samples);
     if (keep == 4) {

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "io/bytes.h"
 #include "io/formats.h"
 #include "io/io.h"
 #include "io/stb_image.h"
@@ -59,11 +60,6 @@ static int eof_cb(void *user)
 
 static const gpuimg__stbi_callbacks callbacks = {read_cb, skip_cb, eof_cb};
 
-static uint32_t le16(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
-
 static gpuimg_status damaged(gpuimg_ctx *ctx, const char *name, const char *why)
 {
     return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (damaged TGA: %s)", name,
@@ -87,7 +83,7 @@ static int plausible(const uint8_t *p, size_t n)
         return 0;
     if (indexed && p[7] != 8 && p[7] != 15 && p[7] != 16 && p[7] != 24 && p[7] != 32)
         return 0;
-    if (le16(p + 12) < 1 || le16(p + 14) < 1)
+    if (gpuimg__le16(p + 12) < 1 || gpuimg__le16(p + 14) < 1)
         return 0;
     if (indexed && bits != 8 && bits != 16)
         return 0;
@@ -109,18 +105,18 @@ struct promise {
 static gpuimg_status check_tga(gpuimg_ctx *ctx, const char *name, const uint8_t *p,
                                struct promise *pr)
 {
-    pr->width = le16(p + 12);
-    pr->height = le16(p + 14);
+    pr->width = gpuimg__le16(p + 12);
+    pr->height = gpuimg__le16(p + 14);
     gpuimg_status st = gpuimg__check_size(ctx, name, pr->width, pr->height);
     if (st != GPUIMG_OK)
         return st;
     int indexed = p[1] == 1, rle = p[2] >= 8;
     uint64_t at = 18 + p[0];
     if (indexed) {
-        uint64_t len = le16(p + 5), entry = (p[7] + 7u) / 8;
+        uint64_t len = gpuimg__le16(p + 5), entry = (p[7] + 7u) / 8;
         if (len == 0)
             return damaged(ctx, name, "empty colour map");
-        at += le16(p + 3) + len * entry; /* stb skips the first entry's index in bytes */
+        at += gpuimg__le16(p + 3) + len * entry; /* stb skips the first entry's index in bytes */
     }
     pr->data_at = at;
     if (rle) {

@@ -8,11 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A PNG's big-endian 32-bit field. */
-static inline uint32_t gpuimg__be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
+#include "io/bytes.h"
 
 typedef struct gpuimg__png_chunk {
     const uint8_t *type, *body; /* body: len bytes, then the CRC's 4 */

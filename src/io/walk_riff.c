@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 #include <string.h>
 
+#include "io/bytes.h"
 #include "io/walk_riff.h"
 
+/* a field as size_t, so that sums with it cannot wrap at 32 bits */
 static size_t le32(const uint8_t *p)
 {
-    return (size_t)p[0] | (size_t)p[1] << 8 | (size_t)p[2] << 16 | (size_t)p[3] << 24;
+    return gpuimg__le32(p);
 }
 
 int gpuimg__riff_next(const uint8_t *data, size_t size, size_t *pos, gpuimg__riff_chunk *out)

@@ -8,16 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline uint32_t gpuimg__tiff_get16(const uint8_t *p, int le)
-{
-    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 : (uint32_t)p[0] << 8 | p[1];
-}
-
-static inline uint32_t gpuimg__tiff_get32(const uint8_t *p, int le)
-{
-    return le ? gpuimg__tiff_get16(p, 1) | gpuimg__tiff_get16(p + 2, 1) << 16
-              : gpuimg__tiff_get16(p, 0) << 16 | gpuimg__tiff_get16(p + 2, 0);
-}
+#include "io/bytes.h"
 
 /* The header: "II*\0" (little-endian) or "MM\0*", then IFD0's offset. 1,
  * *le and *ifd0; 0 when data is not one. */

@@ -9,13 +9,9 @@
  * 12-megapixel photograph. */
 #include <string.h>
 
+#include "io/bytes.h"
 #include "io/jpeg/scan.h"
 #include "io/walk_jpeg.h"
-
-static unsigned be16(const uint8_t *p)
-{
-    return (unsigned)p[0] << 8 | p[1];
-}
 
 /* The offset just past a scan's entropy-coded data starting at i: the next
  * marker other than a stuffed 0xFF00 or a restart marker; size when none. */
@@ -82,8 +78,8 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
                 return 0;
             frame = 1;
             out->progressive = m == 0xC2;
-            out->height = (int)be16(seg + 1);
-            out->width = (int)be16(seg + 3);
+            out->height = (int)gpuimg__be16(seg + 1);
+            out->width = (int)gpuimg__be16(seg + 3);
             out->components = seg[5];
             /* libjpeg's side limit (JPEG_MAX_DIMENSION) is the CPU's too */
             if (seg[0] != 8 || out->width == 0 || out->height == 0 || out->width > 65500 ||

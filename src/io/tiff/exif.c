@@ -67,13 +67,12 @@ typedef struct block {
  * would not fit the block. */
 static int copy_entry(block *k, uint8_t *d, const uint8_t *e, const uint8_t *file, size_t size)
 {
-    uint64_t bytes =
-        (uint64_t)type_size(gpuimg__tiff_get16(e + 2, k->le)) * gpuimg__tiff_get32(e + 4, k->le);
+    uint64_t bytes = (uint64_t)type_size(gpuimg__get16(e + 2, k->le)) * gpuimg__get32(e + 4, k->le);
     if (bytes <= 4) {
         memcpy(d, e, 12); /* the value itself, in place */
         return 1;
     }
-    uint64_t from = gpuimg__tiff_get32(e + 8, k->le);
+    uint64_t from = gpuimg__get32(e + 8, k->le);
     uint64_t padded = bytes + (bytes & 1); /* values start on a word */
     if (from > size || bytes > size - from || padded > EXIF_MAX - k->used)
         return 0; /* the slot left as it was: the IFD's end stays 0 */
@@ -89,10 +88,10 @@ static int copy_entry(block *k, uint8_t *d, const uint8_t *e, const uint8_t *fil
  * EXIF whose Orientation is not). */
 static int ifd0_entry_wanted(const uint8_t *e, uint32_t tag, int le)
 {
-    uint32_t type = gpuimg__tiff_get16(e + 2, le), count = gpuimg__tiff_get32(e + 4, le);
+    uint32_t type = gpuimg__get16(e + 2, le), count = gpuimg__get32(e + 4, le);
     if (tag == TAG_ORIENTATION)
-        return type == 3 && count == 1 && gpuimg__tiff_get16(e + 8, le) >= 1 &&
-               gpuimg__tiff_get16(e + 8, le) <= 8;
+        return type == 3 && count == 1 && gpuimg__get16(e + 8, le) >= 1 &&
+               gpuimg__get16(e + 8, le) <= 8;
     return type == 2 && count >= 1;
 }
 
@@ -108,7 +107,7 @@ static int pick_ifd0(const uint8_t *file, size_t size, int le, uint64_t at, cons
     for (size_t t = 0; t < IFD0_COUNT; t++)
         for (uint32_t i = 0; i < ifd.inside; i++) { /* the entries inside the file */
             const uint8_t *e = ifd.entries + 12 * (size_t)i;
-            if (gpuimg__tiff_get16(e, le) != IFD0_TAGS[t])
+            if (gpuimg__get16(e, le) != IFD0_TAGS[t])
                 continue;
             if (ifd0_entry_wanted(e, IFD0_TAGS[t], le))
                 picked[k++] = e;
@@ -125,8 +124,8 @@ static uint32_t copy_exif_ifd(block *k, size_t at, const uint8_t *file, size_t s
     uint32_t kept = 0;
     for (uint32_t i = 0; i < ifd->count; i++) {
         const uint8_t *e = ifd->entries + 12 * (size_t)i;
-        uint32_t tag = gpuimg__tiff_get16(e, k->le), type = gpuimg__tiff_get16(e + 2, k->le);
-        uint64_t bytes = (uint64_t)type_size(type) * gpuimg__tiff_get32(e + 4, k->le);
+        uint32_t tag = gpuimg__get16(e, k->le), type = gpuimg__get16(e + 2, k->le);
+        uint64_t bytes = (uint64_t)type_size(type) * gpuimg__get32(e + 4, k->le);
         if (bytes == 0 || tag == TAG_INTEROP || type == 13)
             continue; /* unknown type, empty, or another IFD */
         kept += (uint32_t)copy_entry(k, k->b + at + 2 + 12 * (size_t)kept, e, file, size);
@@ -195,17 +194,17 @@ static double element(const uint8_t *v, uint32_t type, uint32_t k, int le)
     case 1:
     case 7: return v[k];
     case 6: return (int8_t)v[k];
-    case 3: return gpuimg__tiff_get16(v + 2 * k, le);
-    case 8: return (int16_t)gpuimg__tiff_get16(v + 2 * k, le);
-    case 4: return gpuimg__tiff_get32(v + 4 * k, le);
-    case 9: return (int32_t)gpuimg__tiff_get32(v + 4 * k, le);
+    case 3: return gpuimg__get16(v + 2 * k, le);
+    case 8: return (int16_t)gpuimg__get16(v + 2 * k, le);
+    case 4: return gpuimg__get32(v + 4 * k, le);
+    case 9: return (int32_t)gpuimg__get32(v + 4 * k, le);
     case 5: {
-        uint32_t d = gpuimg__tiff_get32(v + 8 * k + 4, le);
-        return d ? gpuimg__tiff_get32(v + 8 * k, le) / (double)d : 0.0;
+        uint32_t d = gpuimg__get32(v + 8 * k + 4, le);
+        return d ? gpuimg__get32(v + 8 * k, le) / (double)d : 0.0;
     }
     case 10: {
-        int32_t d = (int32_t)gpuimg__tiff_get32(v + 8 * k + 4, le);
-        return d ? (int32_t)gpuimg__tiff_get32(v + 8 * k, le) / (double)d : 0.0;
+        int32_t d = (int32_t)gpuimg__get32(v + 8 * k + 4, le);
+        return d ? (int32_t)gpuimg__get32(v + 8 * k, le) / (double)d : 0.0;
     }
     default: return 0.0;
     }
@@ -293,8 +292,8 @@ static int block_ifd0(const uint8_t *exif, size_t size, int *le, gpuimg__tiff_if
         return 0;
     for (uint32_t i = 0; i < ifd0->inside; i++) {
         const uint8_t *e = ifd0->entries + 12 * (size_t)i;
-        if (gpuimg__tiff_get16(e, *le) == TAG_EXIF_IFD)
-            *sub = gpuimg__tiff_get32(e + 8, *le);
+        if (gpuimg__get16(e, *le) == TAG_EXIF_IFD)
+            *sub = gpuimg__get32(e + 8, *le);
     }
     return 1;
 }
@@ -307,7 +306,7 @@ static const uint8_t *entry_value(const uint8_t *exif, size_t size, const uint8_
 {
     if (bytes <= 4)
         return e + 8;
-    uint64_t from = gpuimg__tiff_get32(e + 8, le);
+    uint64_t from = gpuimg__get32(e + 8, le);
     return from > size || bytes > size - from ? NULL : exif + from;
 }
 
@@ -316,7 +315,7 @@ static const uint8_t *entry_value(const uint8_t *exif, size_t size, const uint8_
 static void set_text(TIFF *tif, uint32_t tag, const uint8_t *exif, size_t size, const uint8_t *e,
                      int le)
 {
-    uint64_t count = gpuimg__tiff_get32(e + 4, le);
+    uint64_t count = gpuimg__get32(e + 4, le);
     const uint8_t *v = entry_value(exif, size, e, count, le);
     if (!v)
         return;
@@ -341,9 +340,9 @@ int gpuimg__tiff_write_ifd0(TIFF *tif, const uint8_t *exif, size_t size)
         return 0;
     for (uint32_t i = 0; i < ifd0.inside; i++) {
         const uint8_t *e = ifd0.entries + 12 * (size_t)i;
-        uint32_t tag = gpuimg__tiff_get16(e, le);
+        uint32_t tag = gpuimg__get16(e, le);
         for (size_t t = 0; t < IFD0_COUNT; t++)
-            if (tag == IFD0_TAGS[t] && tag != TAG_ORIENTATION && gpuimg__tiff_get16(e + 2, le) == 2)
+            if (tag == IFD0_TAGS[t] && tag != TAG_ORIENTATION && gpuimg__get16(e + 2, le) == 2)
                 set_text(tif, tag, exif, size, e, le);
     }
     return sub >= 8 && sub <= size - 2;
@@ -361,8 +360,8 @@ int gpuimg__tiff_write_exif(TIFF *tif, const uint8_t *exif, size_t size, uint64_
     uint32_t set = 0;
     for (uint32_t i = 0; i < ifd.inside; i++) {
         const uint8_t *e = ifd.entries + 12 * (size_t)i;
-        uint32_t tag = gpuimg__tiff_get16(e, le), type = gpuimg__tiff_get16(e + 2, le),
-                 count = gpuimg__tiff_get32(e + 4, le);
+        uint32_t tag = gpuimg__get16(e, le), type = gpuimg__get16(e + 2, le),
+                 count = gpuimg__get32(e + 4, le);
         uint64_t bytes = (uint64_t)type_size(type) * count;
         if (bytes == 0 || tag == TAG_INTEROP || type == 13)
             continue;
