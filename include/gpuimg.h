@@ -61,6 +61,10 @@ typedef struct gpuimg_metadata {
     int orientation; /* the EXIF Orientation read, 1-8 */
     int oriented;    /* 1: the pixels were turned upright on reading (outputs
                         then say Orientation 1) */
+    /* The upright size the file holds when its JPEG decoder shrank it on
+     * load for a thumbnail (SPEC §3), which the thumbnail's size is
+     * computed from; 0 when it did not. */
+    int shrunk_from_width, shrunk_from_height;
 } gpuimg_metadata;
 
 void gpuimg_metadata_free(gpuimg_metadata *m);

@@ -51,12 +51,13 @@ __device__ __forceinline__ float weigh(float c, float A, float top, bool is_alph
     return is_alpha ? A : __fmul_rn(c, __fdiv_rn(A, top));
 }
 
-// The weighted colour back: c' / a' where a' = A' / M > 0, else 0; alpha A'.
+// The weighted colour back: c' / a' where a' = A' / M (at most 1: a
+// resize's lanczos3 rings past it) > 0, else 0; alpha A'.
 __device__ __forceinline__ float unweigh(float c, float A, float top, bool is_alpha)
 {
     if (is_alpha)
         return A;
-    float a = __fdiv_rn(A, top);
+    float a = fminf(__fdiv_rn(A, top), 1.0f);
     return a > 0.0f ? __fdiv_rn(c, a) : 0.0f;
 }
 

@@ -47,6 +47,13 @@ struct CudaBackend {
     uint8_t *d_table = nullptr;
     void *h_table = nullptr;
     cudaEvent_t table_copied = nullptr; // h_table may be rewritten once this fired
+    // A resize's axis tables, both axes in one copy, staged in pinned
+    // memory as the weights are; grown as sizes need.
+    uint8_t *d_axes = nullptr;
+    size_t axes_size = 0;
+    void *h_axes = nullptr;
+    size_t h_axes_size = 0;
+    cudaEvent_t axes_copied = nullptr; // h_axes may be rewritten once this fired
     // Freed plane blocks kept for the next image: a batch of same-sized
     // images then allocates nothing, and no cudaFree (which waits for the
     // whole device, every other stream's work included) runs per image.
@@ -220,6 +227,10 @@ void cuda_close(gpuimg_backend *be)
         cudaEventDestroy(cb->weights_copied);
     cudaFree(cb->d_table);
     cudaFreeHost(cb->h_table);
+    cudaFree(cb->d_axes);
+    cudaFreeHost(cb->h_axes);
+    if (cb->axes_copied)
+        cudaEventDestroy(cb->axes_copied);
     if (cb->table_copied)
         cudaEventDestroy(cb->table_copied);
     if (cb->stream)
@@ -466,6 +477,129 @@ gpuimg_status cuda_unpremultiply(gpuimg_backend *be, const gpuimg_planes *src, g
            gpuimg__cuda_unpremultiply(dplanes(src), dplanes(dst), src->channels, npix(src),
                                       dst->depth, cb->stream));
     return GPUIMG_OK;
+}
+
+// resize's tables go to the device in one asynchronous copy: the first
+// indexes and weights of each axis, each part 256-byte aligned.
+gpuimg_status upload_axes(CudaBackend *cb, const gpuimg_axis *ax, const gpuimg_axis *ay,
+                          gpuimg_daxis *dax, gpuimg_daxis *day)
+{
+    const gpuimg_axis *axes[2] = {ax, ay};
+    size_t off[5] = {0}, at = 0;
+    for (int a = 0; a < 2; a++) {
+        off[2 * a] = at;
+        at += ((size_t)axes[a]->m * sizeof(int) + 255) / 256 * 256;
+        off[2 * a + 1] = at;
+        at += ((size_t)axes[a]->m * axes[a]->taps * sizeof(float) + 255) / 256 * 256;
+    }
+    gpuimg_status st = reserve(cb, reinterpret_cast<void **>(&cb->d_axes), &cb->axes_size, at,
+                               "cudaMalloc (axes)");
+    if (st != GPUIMG_OK)
+        return st;
+    if (!cb->axes_copied) {
+        cudaEvent_t event;
+        TRY(cb, "cudaEventCreate (axes)", cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+        cb->axes_copied = event;
+    } else {
+        TRY(cb, "cudaEventSynchronize (axes)", cudaEventSynchronize(cb->axes_copied));
+    }
+    if (cb->h_axes_size < at) {
+        cudaFreeHost(cb->h_axes);
+        cb->h_axes = nullptr;
+        cb->h_axes_size = 0;
+        TRY(cb, "cudaHostAlloc (axes)", cudaHostAlloc(&cb->h_axes, at, 0));
+        cb->h_axes_size = at;
+    }
+    uint8_t *h = static_cast<uint8_t *>(cb->h_axes);
+    for (int a = 0; a < 2; a++) {
+        memcpy(h + off[2 * a], axes[a]->first, (size_t)axes[a]->m * sizeof(int));
+        memcpy(h + off[2 * a + 1], axes[a]->weights,
+               (size_t)axes[a]->m * axes[a]->taps * sizeof(float));
+    }
+    TRY(cb, "cudaMemcpyAsync (axes)",
+        cudaMemcpyAsync(cb->d_axes, cb->h_axes, at, cudaMemcpyHostToDevice, cb->stream));
+    TRY(cb, "cudaEventRecord (axes)", cudaEventRecord(cb->axes_copied, cb->stream));
+    *dax = {ax->m, ax->taps, gpuimg__cuda_axis_span(ax),
+            reinterpret_cast<const int *>(cb->d_axes + off[0]),
+            reinterpret_cast<const float *>(cb->d_axes + off[1])};
+    *day = {ay->m, ay->taps, 0, reinterpret_cast<const int *>(cb->d_axes + off[2]),
+            reinterpret_cast<const float *>(cb->d_axes + off[3])};
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_resample(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                            const gpuimg_axis *ax, const gpuimg_axis *ay, int dx, int dy)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_daxis dax, day;
+    gpuimg_status st = upload_axes(cb, ax, ay, &dax, &day);
+    if (st == GPUIMG_OK)
+        st = reserve_scratch(cb, gpuimg__cuda_resample_scratch(ax->m, src->height));
+    for (int c = 0; st == GPUIMG_OK && c < src->channels; c++)
+        st = launched(cb,
+                      gpuimg__cuda_resample(src->plane[c], src->width, src->height, src->depth,
+                                            dst->plane[c], dst->width, dst->depth, dx, dy, dax, day,
+                                            static_cast<float *>(cb->d_scratch), cb->stream),
+                      "resample");
+    return st;
+}
+
+gpuimg_status cuda_copy_rect(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                             int sx, int sy, int dx, int dy, int w, int h)
+{
+    CudaBackend *cb = cuda(be);
+    size_t vs = gpuimg__value_size(src->depth);
+    for (int c = 0; c < src->channels; c++)
+        TRY(cb, "cudaMemcpy2DAsync (rectangle)",
+            cudaMemcpy2DAsync(
+                dst->plane[c] + ((size_t)dy * dst->width + dx) * vs, (size_t)dst->width * vs,
+                src->plane[c] + ((size_t)sy * src->width + sx) * vs, (size_t)src->width * vs,
+                (size_t)w * vs, (size_t)h, cudaMemcpyDeviceToDevice, cb->stream));
+    return GPUIMG_OK;
+}
+
+gpuimg_status cuda_fill(gpuimg_backend *be, gpuimg_planes *dst, const uint16_t value[4])
+{
+    CudaBackend *cb = cuda(be);
+    for (int c = 0; c < dst->channels; c++) {
+        if (dst->depth == 8)
+            TRY(cb, "cudaMemsetAsync (fill)",
+                cudaMemsetAsync(dst->plane[c], value[c], npix(dst), cb->stream));
+        else
+            LAUNCH(cb, "fill", gpuimg__cuda_fill16(dst->plane[c], npix(dst), value[c], cb->stream));
+    }
+    return GPUIMG_OK;
+}
+
+// unsharp: the planes widened to float, blurred there (the float blur,
+// nothing rounded), then each value against its blur.
+gpuimg_status cuda_unsharp(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                           const float *weights, int radius, float amount, float threshold)
+{
+    gpuimg_planes wide, blurred;
+    int w = src->width, h = src->height, c = src->channels;
+    gpuimg_status st = be->ops->planes_alloc(be, &wide, w, h, c, GPUIMG_DEPTH_FLOAT);
+    if (st != GPUIMG_OK)
+        return st;
+    if ((st = be->ops->planes_alloc(be, &blurred, w, h, c, GPUIMG_DEPTH_FLOAT)) == GPUIMG_OK) {
+        CudaBackend *cb = cuda(be);
+        for (int i = 0; st == GPUIMG_OK && i < c; i++)
+            st = launched(
+                cb,
+                gpuimg__cuda_widen(src->plane[i], wide.plane[i], npix(src), src->depth, cb->stream),
+                "widen");
+        if (st == GPUIMG_OK)
+            st = cuda_blur(be, &wide, &blurred, weights, radius, GPUIMG_BORDER_REFLECT101);
+        for (int i = 0; st == GPUIMG_OK && i < c; i++)
+            st =
+                launched(cb,
+                         gpuimg__cuda_unsharp(src->plane[i], blurred.plane[i], dst->plane[i],
+                                              npix(src), src->depth, amount, threshold, cb->stream),
+                         "unsharp");
+        be->ops->planes_free(be, &blurred);
+    }
+    be->ops->planes_free(be, &wide);
+    return st;
 }
 
 gpuimg_status cuda_move(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
@@ -750,6 +884,10 @@ gpuimg_backend_ops make_cuda_ops()
     o.sobel = cuda_sobel;
     o.premultiply = cuda_premultiply;
     o.unpremultiply = cuda_unpremultiply;
+    o.resample = cuda_resample;
+    o.copy_rect = cuda_copy_rect;
+    o.fill = cuda_fill;
+    o.unsharp = cuda_unsharp;
     o.move = cuda_move;
     o.grayscale = cuda_grayscale;
     o.invert = cuda_invert;

@@ -82,6 +82,21 @@ cudaError_t gpuimg__cuda_premultiply(gpuimg_dplanes d_src, gpuimg_dplanes d_dst,
 cudaError_t gpuimg__cuda_unpremultiply(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels,
                                        size_t n, int depth, cudaStream_t stream);
 
+/* resample.cu: resize's passes (backend.h's resample) over one plane: the
+ * axis tables on the device; span: the longest run of input samples the
+ * windows of H_X = 64 consecutive outputs cover (gpuimg__cuda_axis_span).
+ * d_tmp holds gpuimg__cuda_resample_scratch(ax.m, h) bytes. */
+typedef struct gpuimg_daxis {
+    int m, taps, span;
+    const int *first;
+    const float *weights;
+} gpuimg_daxis;
+int gpuimg__cuda_axis_span(const gpuimg_axis *a);
+size_t gpuimg__cuda_resample_scratch(int mx, int h);
+cudaError_t gpuimg__cuda_resample(const uint8_t *d_src, int n, int h, int src_depth, uint8_t *d_dst,
+                                  int dst_w, int dst_depth, int dx, int dy, gpuimg_daxis ax,
+                                  gpuimg_daxis ay, float *d_tmp, cudaStream_t stream);
+
 /* transpose.cu: the tiled transpose and the moves built on it (backend.h's
  * gpuimg_move). */
 cudaError_t gpuimg__cuda_move(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, int channels, int w,
@@ -123,6 +138,17 @@ cudaError_t gpuimg__cuda_equalize_luma(gpuimg_dplanes d_src, gpuimg_dplanes d_ds
  * device, 16-byte aligned. */
 cudaError_t gpuimg__cuda_map_lut(const uint8_t *d_src, uint8_t *d_dst, size_t n, int depth,
                                  const uint8_t *d_lut, cudaStream_t stream);
+
+/* n 16-bit values set to value (a padded resize's canvas; 8 bits is a
+ * memset); n values of one plane at depth (8 or 16) widened to floats; and
+ * unsharp's last step (backend.h): src's values against their blur (float)
+ * into dst at src's depth. */
+cudaError_t gpuimg__cuda_fill16(uint8_t *d_dst, size_t n, uint16_t value, cudaStream_t stream);
+cudaError_t gpuimg__cuda_widen(const uint8_t *d_src, uint8_t *d_dst, size_t n, int depth,
+                               cudaStream_t stream);
+cudaError_t gpuimg__cuda_unsharp(const uint8_t *d_src, const uint8_t *d_blurred, uint8_t *d_dst,
+                                 size_t n, int depth, float amount, float threshold,
+                                 cudaStream_t stream);
 
 /* ssim.cu: the SSIM map of one channel, summed over the interior pixels
  * whose d_ignore byte is 0 (d_ignore may be NULL; one byte per pixel at

@@ -513,3 +513,74 @@ extern "C" cudaError_t gpuimg__cuda_map_lut(const uint8_t *d_src, uint8_t *d_dst
         return run_table_map<T>(LutMap<T>{d_src, d_dst}, d_lut, n, stream);
     });
 }
+
+// ---- fill, widen, unsharp: one value per thread, grid-stride ----
+// (a padded canvas, and unsharp's ends around the float blur: small next
+// to the resize or blur beside them, so the plain coalesced form)
+
+__global__ void fill16_kernel(uint16_t *__restrict__ dst, size_t n, uint16_t value)
+{
+    for (size_t i = (size_t)blockIdx.x * MAP_THREADS + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * MAP_THREADS)
+        dst[i] = value;
+}
+
+template <typename T>
+__global__ void widen_kernel(const T *__restrict__ src, float *__restrict__ dst, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * MAP_THREADS + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * MAP_THREADS)
+        dst[i] = (float)src[i];
+}
+
+// v = in + amount (in - b) where |in - b| > threshold, each operation
+// rounded apart as the CPU's (no FMA contraction there)
+template <typename T>
+__global__ void unsharp_kernel(const T *__restrict__ src, const float *__restrict__ blurred,
+                               T *__restrict__ dst, size_t n, float amount, float threshold)
+{
+    for (size_t i = (size_t)blockIdx.x * MAP_THREADS + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * MAP_THREADS) {
+        float in = (float)src[i], d = __fsub_rn(in, blurred[i]);
+        float v = fabsf(d) > threshold ? __fadd_rn(in, __fmul_rn(amount, d)) : in;
+        dst[i] = store_value<T>(v);
+    }
+}
+
+extern "C" cudaError_t gpuimg__cuda_fill16(uint8_t *d_dst, size_t n, uint16_t value,
+                                           cudaStream_t stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    fill16_kernel<<<gpuimg__grid_for(n, MAP_THREADS), MAP_THREADS, 0, stream>>>(
+        reinterpret_cast<uint16_t *>(d_dst), n, value);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t gpuimg__cuda_widen(const uint8_t *d_src, uint8_t *d_dst, size_t n, int depth,
+                                          cudaStream_t stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        widen_kernel<T><<<gpuimg__grid_for(n, MAP_THREADS), MAP_THREADS, 0, stream>>>(
+            reinterpret_cast<const T *>(d_src), reinterpret_cast<float *>(d_dst), n);
+        return cudaGetLastError();
+    });
+}
+
+extern "C" cudaError_t gpuimg__cuda_unsharp(const uint8_t *d_src, const uint8_t *d_blurred,
+                                            uint8_t *d_dst, size_t n, int depth, float amount,
+                                            float threshold, cudaStream_t stream)
+{
+    if (n == 0)
+        return cudaSuccess;
+    return by_depth(depth, [&](auto v) {
+        using T = decltype(v);
+        unsharp_kernel<T><<<gpuimg__grid_for(n, MAP_THREADS), MAP_THREADS, 0, stream>>>(
+            reinterpret_cast<const T *>(d_src), reinterpret_cast<const float *>(d_blurred),
+            reinterpret_cast<T *>(d_dst), n, amount, threshold);
+        return cudaGetLastError();
+    });
+}

@@ -142,6 +142,7 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
             return gpuimg__fail(ctx, st, "batch: cannot create a context: %s",
                                 gpuimg_ctx_error(NULL));
         r->dec[i].b = b;
+        gpuimg__plan_shrink(r->dec[i].ctx, &b->steps); /* a thumbnail's JPEGs shrink on load */
     }
     b->to_device.producers = r->jobs; /* no thread runs yet */
     pthread_t opener;

@@ -248,6 +248,7 @@ static encoder *encoder_take(batch *b)
         free(e);
         return NULL;
     }
+    gpuimg__plan_shrink(e->ctx, &b->steps);
     pthread_mutex_lock(&b->encoders_lock);
     e->next = b->encoders;
     b->encoders = e;
@@ -388,6 +389,7 @@ static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *
                 break;
             }
             ws[n].b = b;
+            gpuimg__plan_shrink(ws[n].ctx, &b->steps);
             if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
                 /* "all": the first device that is not there ends the list */
                 if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {

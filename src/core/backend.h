@@ -60,6 +60,18 @@ typedef enum gpuimg_move {
     GPUIMG_MOVE_FLIP_V  /* top <-> bottom */
 } gpuimg_move;
 
+/* One axis of a resize (SPEC §3; made by src/ops/resample.c): n input
+ * samples to m output samples; output x reads the input samples
+ * [first[x], first[x] + taps) with weights[x * taps + k], every window
+ * inside [0, n) (replicate edges are folded into the edge sample's
+ * weight), zero weights after a window shorter than taps. The tables are
+ * host memory and stay the caller's. */
+typedef struct gpuimg_axis {
+    int n, m, taps;
+    int *first;     /* m */
+    float *weights; /* m * taps */
+} gpuimg_axis;
+
 typedef struct gpuimg_backend gpuimg_backend;
 
 typedef struct gpuimg_backend_ops {
@@ -104,10 +116,31 @@ typedef struct gpuimg_backend_ops {
      * planes: premultiply makes them from src (2 or 4 planes, alpha last;
      * M = 255 or 65535): colour c * (A / M), alpha A, in float;
      * unpremultiply stores them at dst's depth: alpha as §3 rounds A',
-     * colour c' / (A' / M) rounded where A' > 0, else 0. */
+     * colour c' / a' rounded with a' = A' / M clamped to [0, 1] (a resize's
+     * lanczos3 rings past either end), and 0 where a' = 0. */
     gpuimg_status (*premultiply)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst);
     gpuimg_status (*unpremultiply)(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
+
+    /* resize (SPEC §3): the horizontal pass (ax: src->width to ax->m),
+     * kept in float, then the vertical one (ay: src->height to ay->m),
+     * into the rectangle of dst at (dx, dy) of ax->m x ay->m; the rest of
+     * dst is not touched. src and dst may be float planes (then nothing
+     * is rounded or clamped), each at its own depth. */
+    gpuimg_status (*resample)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                              const gpuimg_axis *ax, const gpuimg_axis *ay, int dx, int dy);
+    /* The w x h rectangle of src at (sx, sy) into dst at (dx, dy), every
+     * plane, the same depth. */
+    gpuimg_status (*copy_rect)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                               int sx, int sy, int dx, int dy, int w, int h);
+    /* Every value of plane c of dst set to value[c] (8 or 16 bits). */
+    gpuimg_status (*fill)(gpuimg_backend *be, gpuimg_planes *dst, const uint16_t value[4]);
+    /* unsharp (SPEC §3), on colour planes: b, the blur of src by the
+     * 2 * radius + 1 weights with reflect101 borders, kept in float; then
+     * v = in + amount (in - b) where |in - b| > threshold (in the
+     * image's units), else in, stored as §3 stores. */
+    gpuimg_status (*unsharp)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                             const float *weights, int radius, float amount, float threshold);
 
     /* dst is src's transpose shape (transpose, rotate 90/270) or its own. */
     gpuimg_status (*move)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,

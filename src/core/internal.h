@@ -56,6 +56,16 @@ struct gpuimg_ctx {
      * flag, or its batch's, so that a folder of them warns once. */
     int depth_warned_own;
     int *depth_warned;
+    /* Shrink on load (SPEC §3): set by a run whose first step may take a
+     * JPEG decoded smaller (a thumbnail): the factor, 1, 2, 4 or 8, for a
+     * file of upright size w x h; NULL: none. The loader passes the
+     * factor to the JPEG decoder (jpeg_shrink, 1 otherwise) and says the
+     * upright size of a file it shrank in shrunk_from_w, _h (0: it did
+     * not), for the step to compute its output's size from. */
+    int (*shrink_for)(const void *what, int w, int h);
+    const void *shrink_what;
+    int jpeg_shrink;
+    int shrunk_from_w, shrunk_from_h;
 };
 
 /* Work about to be asked of the context (gpuimg_ctx_expect, run/): when a

@@ -59,12 +59,16 @@ static void unpremultiply_row(const float *restrict in, const float *restrict al
     if (depth == 16) {
         uint16_t *restrict out = (uint16_t *)plane;
         for (size_t i = 0; i < n; i++) {
-            float a = alpha[i] / top, v = a > 0.0f ? in[i] / a : 0.0f;
+            float a = alpha[i] / top;
+            a = a < 1.0f ? a : 1.0f; /* a resize's lanczos3 rings past 1 */
+            float v = a > 0.0f ? in[i] / a : 0.0f;
             out[i] = (uint16_t)gpuimg__round_top(v, 65535.0f);
         }
     } else {
         for (size_t i = 0; i < n; i++) {
-            float a = alpha[i] / top, v = a > 0.0f ? in[i] / a : 0.0f;
+            float a = alpha[i] / top;
+            a = a < 1.0f ? a : 1.0f; /* a resize's lanczos3 rings past 1 */
+            float v = a > 0.0f ? in[i] / a : 0.0f;
             plane[i] = (uint8_t)gpuimg__round_top(v, 255.0f);
         }
     }

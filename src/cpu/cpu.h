@@ -100,6 +100,14 @@ gpuimg_status gpuimg__cpu_equalize_luma(gpuimg_backend *be, const gpuimg_planes 
                                         gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_map_lut(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                   const uint8_t *lut8, const uint16_t *lut16);
+gpuimg_status gpuimg__cpu_resample(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                   const gpuimg_axis *ax, const gpuimg_axis *ay, int dx, int dy);
+gpuimg_status gpuimg__cpu_copy_rect(gpuimg_backend *be, const gpuimg_planes *src,
+                                    gpuimg_planes *dst, int sx, int sy, int dx, int dy, int w,
+                                    int h);
+gpuimg_status gpuimg__cpu_fill(gpuimg_backend *be, gpuimg_planes *dst, const uint16_t value[4]);
+gpuimg_status gpuimg__cpu_unsharp(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                  const float *weights, int radius, float amount, float threshold);
 gpuimg_status gpuimg__cpu_premultiply(gpuimg_backend *be, const gpuimg_planes *src,
                                       gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_unpremultiply(gpuimg_backend *be, const gpuimg_planes *src,

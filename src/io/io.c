@@ -117,6 +117,25 @@ void gpuimg__input_release(gpuimg_ctx *ctx, const uint8_t *data)
     }
 }
 
+/* The factor a JPEG is decoded smaller by (ctx->jpeg_shrink), as the run
+ * asks for the file's upright size (SPEC §3: the header and the size
+ * asked alone decide). */
+static void shrink_on_load(gpuimg_ctx *ctx, const gpuimg__format *format, const char *name,
+                           const uint8_t *data, size_t size, const gpuimg_metadata *meta)
+{
+    ctx->jpeg_shrink = 1;
+    gpuimg_file_info fi;
+    if (!ctx->shrink_for || format != &gpuimg__format_jpeg ||
+        format->probe(ctx, name, data, size, &fi) != GPUIMG_OK)
+        return; /* a header the decoder then rejects says so itself */
+    int turned = meta && meta->orientation >= 5 && !ctx->cfg.no_auto_orient;
+    int w = turned ? fi.stored_height : fi.stored_width;
+    int h = turned ? fi.stored_width : fi.stored_height;
+    ctx->jpeg_shrink = ctx->shrink_for(ctx->shrink_what, w, h);
+    ctx->shrunk_from_w = w;
+    ctx->shrunk_from_h = h;
+}
+
 /* gpuimg_load_memory; when ctx->input_owned is data, a decoder may free it
  * early (gpuimg__input_release). The metadata is parsed first, so nothing
  * reads the bytes after the decoder. */
@@ -134,14 +153,31 @@ static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t siz
         format ? gpuimg__metadata_parse_quiet(ctx, name, format, data, size, &meta, &notes)
                : gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "%s: not a supported image (unknown format)",
                               name);
+    ctx->shrunk_from_w = ctx->shrunk_from_h = 0;
+    if (st == GPUIMG_OK)
+        shrink_on_load(ctx, format, name, data, size, meta);
     if (st == GPUIMG_OK)
         st = format->decode(ctx, data, size, name, out);
+    if (ctx->jpeg_shrink <= 1 || st != GPUIMG_OK)
+        ctx->shrunk_from_w = ctx->shrunk_from_h = 0;
+    ctx->jpeg_shrink = 1;
     if (st == GPUIMG_OK && meta) {
         if ((st = gpuimg__metadata_attach(ctx, name, meta, out)) != GPUIMG_OK)
             gpuimg_image_free(out);
         meta = NULL; /* the image's now */
     }
     gpuimg_metadata_free(meta);
+    if (st == GPUIMG_OK && ctx->shrunk_from_w) {
+        if (!out->meta && !(out->meta = calloc(1, sizeof *out->meta))) {
+            gpuimg_image_free(out);
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+        } else {
+            if (!out->meta->orientation)
+                out->meta->orientation = 1;
+            out->meta->shrunk_from_width = ctx->shrunk_from_w;
+            out->meta->shrunk_from_height = ctx->shrunk_from_h;
+        }
+    }
     /* --depth: the image at the depth asked for, so that every step runs at it */
     if (st == GPUIMG_OK && ctx->cfg.depth && ctx->cfg.depth != gpuimg_image_depth(out)) {
         gpuimg_image converted;

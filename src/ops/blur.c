@@ -7,22 +7,16 @@
 
 enum { BLUR_SIGMA, BLUR_RADIUS, BLUR_BORDER, BLUR_ALPHA };
 
-static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
+gpuimg_status gpuimg__gaussian(gpuimg_ctx *ctx, gpuimg_step *s, double sigma, int radius)
 {
-    double sigma = s->value[BLUR_SIGMA];
-    int radius;
-    if (s->given & (1u << BLUR_RADIUS)) {
-        radius = (int)s->value[BLUR_RADIUS];
-        if (!(s->given & (1u << BLUR_SIGMA)))
-            sigma = radius / 3.0;
-    } else {
+    if (radius == 0) {
         radius = (int)ceil(3.0 * sigma);
         if (radius < 1)
             radius = 1;
     }
     float *w = malloc((size_t)(2 * radius + 1) * sizeof(float));
     if (!w)
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "blur: out of memory");
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", s->op->info.name);
     /* exp(-(k/σ)²/2): with a tiny σ, 2σ² would underflow to 0 and make the
      * centre weight 0/0; this form gives 1 there and 0 elsewhere. */
     double sum = 0.0;
@@ -33,6 +27,18 @@ static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     s->weights = w;
     s->radius = radius;
     return GPUIMG_OK;
+}
+
+static gpuimg_status blur_finish(gpuimg_ctx *ctx, gpuimg_step *s)
+{
+    double sigma = s->value[BLUR_SIGMA];
+    int radius = 0;
+    if (s->given & (1u << BLUR_RADIUS)) {
+        radius = (int)s->value[BLUR_RADIUS];
+        if (!(s->given & (1u << BLUR_SIGMA)))
+            sigma = radius / 3.0;
+    }
+    return gpuimg__gaussian(ctx, s, sigma, radius);
 }
 
 static gpuimg_status blur_planes(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,

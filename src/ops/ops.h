@@ -27,12 +27,25 @@ struct gpuimg_step {
      * bits and 65536 at 16, applied by the backend's map_lut. */
     uint8_t *lut8;
     uint16_t *lut16;
+    /* Filled by a resize's, thumbnail's or crop's finish: the box W x H
+     * (box[0], box[1]) or crop's rectangle X, Y, W, H, and --background
+     * (0..255 units; background_n values, 0 when not given). */
+    int box[4];
+    double background[4];
+    int background_n;
+    /* Set on a per-image copy of a thumbnail step when the decoder shrank
+     * the image on load (SPEC §3): the size it had in the file, oriented,
+     * which the output's size is computed from. 0: the input's own. */
+    int from_w, from_h;
 };
 
 struct gpuimg__op {
     gpuimg_op_info info;
     /* Output shape for an input shape. */
     void (*shape)(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc);
+    /* Rejects an input the step cannot take (crop's rectangle outside it)
+     * with a usage error naming it; may be NULL. */
+    gpuimg_status (*check)(gpuimg_ctx *ctx, const gpuimg_step *s, int w, int h);
     /* Checks combinations and derives what apply needs; may be NULL. */
     gpuimg_status (*finish)(gpuimg_ctx *ctx, gpuimg_step *s);
     gpuimg_status (*apply)(gpuimg_backend *be, const gpuimg_step *s, const gpuimg_planes *src,
@@ -50,7 +63,13 @@ struct gpuimg__op {
 /* The op table's rows (table.c orders them), one per file src/ops/NAME.c. */
 extern const gpuimg__op gpuimg__op_blur, gpuimg__op_box, gpuimg__op_convolve, gpuimg__op_sobel,
     gpuimg__op_transpose, gpuimg__op_rotate, gpuimg__op_flip, gpuimg__op_grayscale,
-    gpuimg__op_invert, gpuimg__op_equalize, gpuimg__op_gamma;
+    gpuimg__op_invert, gpuimg__op_equalize, gpuimg__op_gamma, gpuimg__op_resize, gpuimg__op_crop,
+    gpuimg__op_thumbnail, gpuimg__op_unsharp;
+
+/* The factor (1, 2, 4 or 8) a JPEG of w x h (as the file holds it,
+ * oriented) may be decoded smaller by for a first step s (SPEC §3's shrink
+ * on load): 1 unless s is a thumbnail that allows it. */
+int gpuimg__thumbnail_shrink(const gpuimg_step *s, int w, int h);
 
 /* The row of the operation named by name's first len bytes, or NULL. */
 const gpuimg__op *gpuimg__op_named(const char *name, size_t len);

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The parts operation files share (params.h). */
+#include <string.h>
+
 #include "ops/params.h"
 
 const char *const gpuimg__border_names[] = {"reflect101", "reflect",  "replicate",
@@ -58,4 +60,23 @@ gpuimg_status gpuimg__alpha_weighted(gpuimg_backend *be, const gpuimg_step *s,
     }
     be->ops->planes_free(be, &weighted);
     return st;
+}
+
+int gpuimg__parse_numbers(const char *text, int most, double *out)
+{
+    int n = 0;
+    const char *p = text;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char item[64];
+        if (n == most || len == 0 || len >= sizeof item)
+            return -1;
+        memcpy(item, p, len);
+        item[len] = '\0';
+        if (!gpuimg_parse_number(item, &out[n++]))
+            return -1;
+        if (p[len] == '\0')
+            return n;
+        p += len + 1;
+    }
 }

@@ -60,6 +60,14 @@ gpuimg_status gpuimg__alpha_weighted(gpuimg_backend *be, const gpuimg_step *s,
                                      const gpuimg_planes *src, gpuimg_planes *dst,
                                      gpuimg_float_filter filter);
 
+/* "1,2.5,3": up to most comma-separated numbers into out; their count,
+ * or -1 when one is not a number or there are more. */
+int gpuimg__parse_numbers(const char *text, int most, double *out);
+
+/* The normalized Gaussian of SPEC §3's blur into s->weights and
+ * s->radius (blur.c): radius R, or max(1, ceil(3 sigma)) when R is 0. */
+gpuimg_status gpuimg__gaussian(gpuimg_ctx *ctx, gpuimg_step *s, double sigma, int radius);
+
 /* A per-value operation (a value_op whose result depends on the value
  * alone): its result for value v at a depth whose largest value is top
  * (255 or 65535), between 0 and top. */

@@ -14,6 +14,13 @@
 
 #include "ops/resample.h"
 
+/* SPEC's round of a positive size */
+static int round_side(double v)
+{
+    int r = (int)floor(v + 0.5);
+    return r < 1 ? 1 : r > 65535 ? 65535 : r;
+}
+
 /* Exactly 0 at the other integers (sin(pi k) in double is not): a resize
  * to the same size, or by a whole factor up, then copies exactly. */
 static double sinc(double t)
@@ -124,4 +131,130 @@ void gpuimg__axis_free(gpuimg__axis *a)
     free(a->first);
     free(a->weights);
     memset(a, 0, sizeof *a);
+}
+
+void gpuimg__place(int w, int h, int box_w, int box_h, gpuimg__fit fit, double scale_cap,
+                   gpuimg__placement *out)
+{
+    gpuimg__placement p = {box_w, box_h, 0, 0, box_w, box_h, 0, 0, box_w, box_h};
+    if (fit != GPUIMG__FIT_FILL) {
+        double kx = (double)box_w / w, ky = (double)box_h / h;
+        double k = fit == GPUIMG__FIT_COVER ? (kx > ky ? kx : ky) : (kx < ky ? kx : ky);
+        if (k > scale_cap)
+            k = scale_cap;
+        /* w * (box_w / w) is box_w to within an ulp: rounding gives it */
+        p.rw = round_side(w * k);
+        p.rh = round_side(h * k);
+        p.kw = p.ow = p.rw;
+        p.kh = p.oh = p.rh;
+        if (fit == GPUIMG__FIT_COVER) {
+            p.kw = p.ow = p.rw < box_w ? p.rw : box_w;
+            p.kh = p.oh = p.rh < box_h ? p.rh : box_h;
+            p.kx = (p.rw - p.kw) / 2;
+            p.ky = (p.rh - p.kh) / 2;
+        } else if (fit == GPUIMG__FIT_PAD) {
+            p.ow = box_w;
+            p.oh = box_h;
+            p.px = (box_w - p.rw) / 2;
+            p.py = (box_h - p.rh) / 2;
+        }
+    }
+    *out = p;
+}
+
+int gpuimg__parse_size(const char *text, int square_ok, int *w, int *h)
+{
+    char *end;
+    long a = strtol(text, &end, 10), b;
+    if (end == text || (*text < '0' || *text > '9'))
+        return 0;
+    if (*end == '\0' && square_ok) {
+        b = a;
+    } else {
+        if (*end != 'x' && *end != 'X')
+            return 0;
+        const char *second = end + 1;
+        if (*second < '0' || *second > '9')
+            return 0;
+        b = strtol(second, &end, 10);
+        if (*end != '\0')
+            return 0;
+    }
+    if (a < 1 || a > 65535 || b < 1 || b > 65535)
+        return 0;
+    *w = (int)a;
+    *h = (int)b;
+    return 1;
+}
+
+gpuimg_status gpuimg__resample_placed(gpuimg_backend *be, const gpuimg_planes *src,
+                                      gpuimg_planes *dst, const gpuimg__placement *pl,
+                                      gpuimg__filter filter)
+{
+    gpuimg__axis ax, ay;
+    if (gpuimg__axis_make(src->width, pl->rw, filter, &ax) != GPUIMG_OK)
+        return GPUIMG_ERR_NOMEM;
+    if (gpuimg__axis_make(src->height, pl->rh, filter, &ay) != GPUIMG_OK) {
+        gpuimg__axis_free(&ax);
+        return GPUIMG_ERR_NOMEM;
+    }
+    /* cover keeps outputs [kx, kx + kw) of each axis: the tables' rows for
+     * them alone, so nothing outside is computed and no crop follows */
+    gpuimg__axis kx = {ax.n, pl->kw, ax.taps, ax.first + pl->kx,
+                       ax.weights + (size_t)pl->kx * ax.taps};
+    gpuimg__axis ky = {ay.n, pl->kh, ay.taps, ay.first + pl->ky,
+                       ay.weights + (size_t)pl->ky * ay.taps};
+    gpuimg_status st = be->ops->resample(be, src, dst, &kx, &ky, pl->px, pl->py);
+    gpuimg__axis_free(&ax);
+    gpuimg__axis_free(&ay);
+    return st;
+}
+
+/* premultiplied: colour weighted by alpha into float planes, resampled
+ * there, divided by the resampled alpha into out (kw x kh) */
+static gpuimg_status resize_weighted(gpuimg_backend *be, const gpuimg_planes *src,
+                                     gpuimg_planes *out, const gpuimg__placement *pl,
+                                     gpuimg__filter filter)
+{
+    gpuimg_planes weighted, filtered;
+    gpuimg__placement at_origin = *pl;
+    at_origin.px = at_origin.py = 0;
+    gpuimg_status st = be->ops->planes_alloc(be, &weighted, src->width, src->height, src->channels,
+                                             GPUIMG_DEPTH_FLOAT);
+    if (st != GPUIMG_OK)
+        return st;
+    if ((st = be->ops->premultiply(be, src, &weighted)) == GPUIMG_OK &&
+        (st = be->ops->planes_alloc(be, &filtered, pl->kw, pl->kh, src->channels,
+                                    GPUIMG_DEPTH_FLOAT)) == GPUIMG_OK) {
+        if ((st = gpuimg__resample_placed(be, &weighted, &filtered, &at_origin, filter)) ==
+            GPUIMG_OK)
+            st = be->ops->unpremultiply(be, &filtered, out);
+        be->ops->planes_free(be, &filtered);
+    }
+    be->ops->planes_free(be, &weighted);
+    return st;
+}
+
+gpuimg_status gpuimg__resize_to(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                const gpuimg__placement *pl, gpuimg__filter filter,
+                                int premultiplied, const uint16_t background[4])
+{
+    int canvas = pl->ow != pl->kw || pl->oh != pl->kh;
+    gpuimg_status st;
+    if (canvas && (st = be->ops->fill(be, dst, background)) != GPUIMG_OK)
+        return st;
+    if (!premultiplied || src->channels % 2 != 0)
+        return gpuimg__resample_placed(be, src, dst, pl, filter);
+    if (!canvas)
+        return resize_weighted(be, src, dst, pl, filter);
+    /* pad: the division writes whole planes, so the result goes through a
+     * plane of its own size onto the canvas */
+    gpuimg_planes tmp;
+    if ((st = be->ops->planes_alloc(be, &tmp, pl->kw, pl->kh, src->channels, src->depth)) !=
+        GPUIMG_OK)
+        return st;
+    if ((st = resize_weighted(be, src, &tmp, pl, filter)) == GPUIMG_OK)
+        st = be->ops->copy_rect(be, &tmp, dst, 0, 0, pl->px, pl->py, pl->kw, pl->kh);
+    be->ops->planes_free(be, &tmp);
+    return st;
 }

@@ -201,6 +201,27 @@ gpuimg_status gpuimg_step_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     return GPUIMG_OK;
 }
 
+static int param_index(const gpuimg_op_info *info, const char *key)
+{
+    for (int i = 0; i < info->nparams; i++)
+        if (strcmp(info->params[i].name, key) == 0)
+            return i;
+    return -1;
+}
+
+/* text parameter i's value followed by "," and more */
+static gpuimg_status append_text(gpuimg_ctx *ctx, gpuimg_step *s, int i, const char *more)
+{
+    size_t have = strlen(s->text[i]), add = strlen(more);
+    char *joined = realloc(s->text[i], have + add + 2);
+    if (!joined)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "out of memory");
+    joined[have] = ',';
+    memcpy(joined + have + 1, more, add + 1);
+    s->text[i] = joined;
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg_step_parse(gpuimg_ctx *ctx, const char *text, gpuimg_step **out)
 {
     *out = NULL;
@@ -221,13 +242,22 @@ gpuimg_status gpuimg_step_parse(gpuimg_ctx *ctx, const char *text, gpuimg_step *
             return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "out of memory");
         }
         char *save = NULL;
+        int list = -1; /* the text parameter a bare value continues, or -1 */
         for (char *pair = strtok_r(rest, ",", &save); pair && st == GPUIMG_OK;
              pair = strtok_r(NULL, ",", &save)) {
             pair += strspn(pair, " "); /* "blur:sigma=2, radius=3" reads as typed */
             char *eq = strchr(pair, '=');
+            if (!eq && list >= 0 && param_index(&op->info, pair) < 0) {
+                /* "crop:rect=10,20,30,40": a list value goes on after its
+                 * commas until the next key */
+                st = append_text(ctx, s, list, pair);
+                continue;
+            }
             if (eq)
                 *eq = '\0';
             st = gpuimg_step_set(ctx, s, pair, eq ? eq + 1 : "");
+            int i = param_index(&op->info, pair);
+            list = eq && i >= 0 && op->info.params[i].type == GPUIMG_PARAM_TEXT ? i : -1;
         }
         free(rest);
         if (st != GPUIMG_OK) {
@@ -245,8 +275,11 @@ gpuimg_status gpuimg__step_apply(gpuimg_ctx *ctx, gpuimg_backend *be, const gpui
                                  const gpuimg_planes *src, gpuimg_planes *dst, int poison)
 {
     int w, h, c;
+    gpuimg_status st;
+    if (s->op->check && (st = s->op->check(ctx, s, src->width, src->height)) != GPUIMG_OK)
+        return st;
     s->op->shape(s, src->width, src->height, src->channels, &w, &h, &c);
-    gpuimg_status st = be->ops->planes_alloc(be, dst, w, h, c, src->depth);
+    st = be->ops->planes_alloc(be, dst, w, h, c, src->depth);
     if (st == GPUIMG_OK && poison >= 0)
         st = be->ops->planes_fill(be, dst, (uint8_t)poison);
     if (st == GPUIMG_OK && s->op->value_op) {

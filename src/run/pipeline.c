@@ -43,14 +43,38 @@ gpuimg_status gpuimg_ctx_expect(gpuimg_ctx *ctx, gpuimg_step *const *steps, int 
     return st;
 }
 
+static int thumbnail_shrink(const void *step, int w, int h)
+{
+    return gpuimg__thumbnail_shrink(step, w, h);
+}
+
+void gpuimg__plan_shrink(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan)
+{
+    ctx->shrink_for = plan && plan->nsteps > 0 ? thumbnail_shrink : NULL;
+    ctx->shrink_what = plan && plan->nsteps > 0 ? plan->steps[0] : NULL;
+}
+
 gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
-                                      gpuimg_step *const *steps, int nsteps, gpuimg_planes *cur)
+                                      gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
+                                      gpuimg_planes *cur)
 {
     double t0 = gpuimg__now_ms();
     gpuimg_status st = GPUIMG_OK;
+    /* an image its decoder shrank on load: the first step (the thumbnail
+     * that asked for it) computes its size from the file's, on a copy of
+     * the step for this image alone (the steps are shared) */
+    gpuimg_step first;
+    first.from_w = 0;
+    if (meta && meta->shrunk_from_width && nsteps > 0) {
+        first = *steps[0];
+        first.from_w = meta->shrunk_from_width;
+        first.from_h = meta->shrunk_from_height;
+        meta->shrunk_from_width = meta->shrunk_from_height = 0;
+    }
     for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
         gpuimg_planes next;
-        st = gpuimg__step_apply(ctx, be, steps[i], cur, &next, -1);
+        const gpuimg_step *s = i == 0 && first.from_w ? &first : steps[i];
+        st = gpuimg__step_apply(ctx, be, s, cur, &next, -1);
         if (st == GPUIMG_OK) {
             be->ops->planes_free(be, cur);
             *cur = next;
@@ -86,7 +110,7 @@ gpuimg_status gpuimg__run_planned(gpuimg_ctx *ctx, gpuimg_backend *be,
             gpuimg__image_discard(take);
     }
 
-    st = gpuimg__steps_on_planes(ctx, be, plan->steps, plan->nsteps, &cur);
+    st = gpuimg__steps_on_planes(ctx, be, plan->steps, plan->nsteps, meta ? meta : in->meta, &cur);
     if (st == GPUIMG_OK && (st = gpuimg__download(ctx, be, &cur, out)) == GPUIMG_OK) {
         if (meta) {
             out->meta = meta; /* the output carries the input's metadata */
@@ -136,7 +160,7 @@ gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_
                                     gpuimg_format format, int jpeg_device, gpuimg__output *out)
 {
     memset(out, 0, sizeof *out);
-    gpuimg_status st = gpuimg__steps_on_planes(ctx, be, steps, nsteps, cur);
+    gpuimg_status st = gpuimg__steps_on_planes(ctx, be, steps, nsteps, meta, cur);
     int c = cur->channels;
     if (st == GPUIMG_OK && gpuimg__route_encode(jpeg_device, format, cur)) {
         double t0 = gpuimg__now_ms();

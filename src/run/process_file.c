@@ -55,6 +55,7 @@ static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, g
     /* told before the decode reads the size: the device may start opening
      * on another thread while the CPU decodes */
     gpuimg__plan_expect(ctx, &plan);
+    gpuimg__plan_shrink(ctx, &plan);
     gpuimg__jpeg_file jf;
     int device_decode = 0;
     gpuimg_image src = {0};
@@ -147,5 +148,6 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
      * before its size was read would otherwise leave it, naming the
      * caller's steps, to the context's next decode. */
     gpuimg__ctx_expect_work(ctx, 0, NULL, NULL, 0);
+    gpuimg__plan_shrink(ctx, NULL);
     return st;
 }

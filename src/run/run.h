@@ -26,10 +26,18 @@ gpuimg_status gpuimg__plan_steps(gpuimg_ctx *ctx, gpuimg_step *const *steps, int
  * image a decoder is about to read may start the device meanwhile. */
 void gpuimg__plan_expect(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan);
 
+/* Lets the loads of ctx shrink a JPEG for the plan's first step (a
+ * thumbnail's shrink on load, SPEC §3; none for any other step); NULL
+ * plan: no more. */
+void gpuimg__plan_shrink(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan);
+
 /* The steps (finished) on resident planes: *cur becomes the result (on
- * failure it is still the caller's to free). */
+ * failure it is still the caller's to free). meta: the image's (or NULL);
+ * when its load shrank it, the first step sizes its output from the
+ * file's size, and meta forgets it. */
 gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
-                                      gpuimg_step *const *steps, int nsteps, gpuimg_planes *cur);
+                                      gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
+                                      gpuimg_planes *cur);
 /* The plan on be: upload, steps, download. take: the input, to be freed
  * as soon as the planes hold it (gpuimg_run_consume), or NULL. */
 gpuimg_status gpuimg__run_planned(gpuimg_ctx *ctx, gpuimg_backend *be,

@@ -114,7 +114,8 @@ typedef struct band {
     size_t size;
     gpuimg_image *img;
     int y0, y1, last;
-    int cmyk; /* read as CMYK into a row of its own, then made RGB */
+    int cmyk;   /* read as CMYK into a row of its own, then made RGB */
+    int shrink; /* 1, or DCT scaling by 1/2, 1/4 or 1/8 (shrink on load) */
     int failed;
     char message[JMSG_LENGTH_MAX];
 } band;
@@ -151,6 +152,8 @@ static void read_band(gpuimg_task *task)
         r->cinfo.out_color_space = b->cmyk                 ? JCS_CMYK
                                    : b->img->channels == 1 ? JCS_GRAYSCALE
                                                            : JCS_RGB;
+        r->cinfo.scale_num = 1;
+        r->cinfo.scale_denom = (unsigned)b->shrink;
         jpeg_start_decompress(&r->cinfo);
         if (b->y0 > 0)
             jpeg_skip_scanlines(&r->cinfo, (JDIMENSION)b->y0);
@@ -213,7 +216,12 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     created = 1;
     open_reader(r, data, size);
     J_COLOR_SPACE space = r->cinfo.jpeg_color_space;
-    uint64_t w = r->cinfo.image_width, h = r->cinfo.image_height;
+    /* shrink on load: libjpeg-turbo's DCT scaling, the size it gives */
+    int shrink = ctx->jpeg_shrink > 1 ? ctx->jpeg_shrink : 1;
+    r->cinfo.scale_num = 1;
+    r->cinfo.scale_denom = (unsigned)shrink;
+    jpeg_calc_output_dimensions(&r->cinfo);
+    uint64_t w = r->cinfo.output_width, h = r->cinfo.output_height;
     jpeg_destroy_decompress(&r->cinfo);
     free(r);
     int cmyk = space == JCS_CMYK || space == JCS_YCCK;
@@ -243,7 +251,8 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
                           .y0 = (int)(h * (uint64_t)k / (uint64_t)nbands),
                           .y1 = (int)(h * (uint64_t)(k + 1) / (uint64_t)nbands),
                           .last = k == nbands - 1,
-                          .cmyk = cmyk};
+                          .cmyk = cmyk,
+                          .shrink = shrink};
         gpuimg__pool_piece(pool, &bands[k].task);
     }
     int bad = -1;

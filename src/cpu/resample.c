@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* resize's two passes (SPEC §3) from the axis tables of src/ops/resample.c:
+ * each output value is the dot product of its window of input samples
+ * with its weights, summed from k = 0 up, the horizontal pass first and
+ * kept in float.
+ *
+ * Bands of output rows, and in each band a ring of horizontally resampled
+ * input rows, so that the intermediate is a few rows per thread, in
+ * cache. The horizontal pass has no common stride to vectorize along a
+ * row (each output has its own window), so it runs eight input rows at
+ * once: the rows are interleaved (value i of row j at 8 i + j), and each
+ * weight multiplies eight adjacent floats, one vector of AVX2 (two of
+ * SSE2), every lane summing its own row in the same order: bytes the same
+ * whichever clone runs. The vertical pass is a column filter
+ * (gpuimg__rows_dot), vectorized along the row. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+#define GROUP 8 /* input rows resampled together */
+
+typedef struct resample_job {
+    const gpuimg_planes *src;
+    gpuimg_planes *dst;
+    const gpuimg_axis *ax, *ay;
+    int dx, dy;
+} resample_job;
+
+/* out[j][x] for the GROUP interleaved rows of lines (n + taps values
+ * each, zero past n: a short window's zero weights read them) */
+GPUIMG_CPU_CLONES
+static void horizontal_group(const float *restrict lines, const gpuimg_axis *ax,
+                             float *restrict *out, int rows)
+{
+    int taps = ax->taps;
+    for (int x = 0; x < ax->m; x++) {
+        float acc[GROUP] = {0};
+        const float *w = ax->weights + (size_t)x * taps;
+        const float *in = lines + (size_t)ax->first[x] * GROUP;
+        for (int k = 0; k < taps; k++)
+            for (int j = 0; j < GROUP; j++)
+                acc[j] += w[k] * in[(size_t)k * GROUP + j];
+        for (int j = 0; j < rows; j++)
+            out[j][x] = acc[j];
+    }
+}
+
+static int resample_band(void *arg, int y0, int y1)
+{
+    const resample_job *j = arg;
+    const gpuimg_planes *src = j->src;
+    const gpuimg_axis *ax = j->ax, *ay = j->ay;
+    int n = src->width, h = src->height, mx = ax->m, cap = ay->taps + GROUP;
+    size_t span = (size_t)n + (size_t)ax->taps;
+    float *line = malloc(span * sizeof *line);
+    float *lines = calloc(span * GROUP, sizeof *lines);
+    float *ring = malloc((size_t)cap * (size_t)mx * sizeof *ring);
+    float *acc = malloc((size_t)mx * sizeof *acc);
+    const float **rows = malloc((size_t)ay->taps * sizeof *rows);
+    int ok = line && lines && ring && acc && rows;
+    for (int c = 0; ok && c < src->channels; c++) {
+        /* input row r's horizontal pass is in ring slot r % cap; rows
+         * [first[y], first[y] + taps) are needed at once, and a group
+         * runs at most GROUP - 1 rows past them */
+        int next = ay->first[y0];
+        for (int y = y0; y < y1; y++) {
+            int need = ay->first[y] + ay->taps; /* rows past h weigh 0 */
+            if (need > h)
+                need = h;
+            if (next < ay->first[y])
+                next = ay->first[y];
+            while (next < need) {
+                int g = h - next < GROUP ? h - next : GROUP;
+                float *out[GROUP];
+                for (int k = 0; k < g; k++) {
+                    gpuimg__row_to_float(src, c, next + k, 0, GPUIMG_BORDER_REPLICATE, line);
+                    for (int i = 0; i < n; i++)
+                        lines[(size_t)i * GROUP + k] = line[i];
+                    out[k] = ring + (size_t)((next + k) % cap) * mx;
+                }
+                horizontal_group(lines, ax, out, g);
+                next += g;
+            }
+            for (int k = 0; k < ay->taps; k++) {
+                int r = ay->first[y] + k < h ? ay->first[y] + k : h - 1;
+                rows[k] = ring + (size_t)(r % cap) * mx;
+            }
+            gpuimg__rows_dot(rows, ay->taps, ay->weights + (size_t)y * ay->taps, 1, mx, acc);
+            gpuimg__store_row(acc, (size_t)mx, j->dst->plane[c], j->dst->depth,
+                              (size_t)(j->dy + y) * j->dst->width + (size_t)j->dx);
+        }
+    }
+    free(line);
+    free(lines);
+    free(ring);
+    free(acc);
+    free(rows);
+    return ok;
+}
+
+gpuimg_status gpuimg__cpu_resample(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                   const gpuimg_axis *ax, const gpuimg_axis *ay, int dx, int dy)
+{
+    resample_job j = {src, dst, ax, ay, dx, dy};
+    return gpuimg__cpu_bands(be, ay->m, 16, resample_band, &j);
+}
