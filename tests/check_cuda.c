@@ -44,20 +44,21 @@ static const char *const bordered[] = {
     "convolve:kernel=KDIR/big_63x63.txt,normalize,border=%s",
     "sobel:border=%s",
 };
-static const char *const plain[] = {"transpose",
-                                    "rotate:angle=90",
-                                    "rotate:angle=180",
-                                    "rotate:angle=270",
-                                    "flip:axis=h",
-                                    "flip:axis=v",
-                                    "grayscale",
-                                    "invert",
-                                    "equalize",
-                                    "equalize:luma=1",
-                                    "blur:sigma=2,alpha=premultiplied",
-                                    "box:radius=3,border=wrap,alpha=premultiplied",
-                                    "convolve:kernel=gaussian5,alpha=premultiplied",
-                                    "convolve:kernel=KDIR/asym_5x3.txt,alpha=premultiplied"};
+static const char *const plain[] = {
+    "transpose", "rotate:angle=90", "rotate:angle=180", "rotate:angle=270", "flip:axis=h",
+    "flip:axis=v", "grayscale", "invert", "equalize", "equalize:luma=1",
+    "blur:sigma=2,alpha=premultiplied", "box:radius=3,border=wrap,alpha=premultiplied",
+    "convolve:kernel=gaussian5,alpha=premultiplied",
+    "convolve:kernel=KDIR/asym_5x3.txt,alpha=premultiplied",
+    /* resize: every filter and fit, up and down; a shrink by
+     * 48 on the wide image stages no window (too long for
+     * shared memory) */
+    "resize:size=5x3", "resize:scale=0.27,filter=cubic",
+    "resize:scale=3.3,filter=linear,alpha=independent", "resize:width=53,filter=area",
+    "resize:scale=0.6,filter=area", "resize:size=2x9,filter=nearest", "resize:size=9x9,fit=cover",
+    "resize:size=40x10,fit=pad,background=9,8,7", "resize:scale=0.021", "thumbnail:size=16",
+    "thumbnail:size=8x5,crop,upsize", "crop:rect=0,0,1,1", "unsharp:sigma=2,amount=3",
+    "unsharp:sigma=12,threshold=4"};
 
 static gpuimg_ctx *ctx_on(const char *backend)
 {

@@ -58,6 +58,10 @@ static const char *const plain[] = {
     "blur:sigma=2,alpha=premultiplied",
     "box:radius=2,alpha=premultiplied",
     "convolve:kernel=gaussian5,alpha=premultiplied",
+    "resize:scale=0.31",
+    "resize:scale=2.7,filter=cubic,alpha=independent",
+    "resize:size=7x5,fit=cover,filter=area",
+    "unsharp:sigma=3,amount=2,threshold=2",
 };
 
 typedef struct shape {
