@@ -25,6 +25,7 @@
 #include "gpuimg.h"
 #include "kernels.h"
 #include "ops/ops.h"
+#include "ops/resample.h"
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -67,7 +68,9 @@ struct scratch {
     gpuimg_conv conv;       // convolve
     uint8_t *lut;           // equalize: 3 x gpuimg__cuda_equalize_scratch(16) bytes
     double *ssim;
-    uint8_t *gamma[2]; // gamma's tables (map_lut), 8 and 16 bits, on the device
+    uint8_t *gamma[2];   // gamma's tables (map_lut), 8 and 16 bits, on the device
+    gpuimg_daxis ax, ay; // resize's tables (8K to 1080p lanczos3), on the device
+    float *resize_tmp;   // its horizontal pass, 1920 x 4320 floats
 };
 
 // One row's op at one depth: the scratch (weights), the depth, the move.
@@ -129,6 +132,39 @@ static int op_blur(bench_ctx *c, void *arg, int i)
             return 1;
     return 0;
 }
+// resize, 8K to 1920 x 1080, lanczos3: the op's own tables (src/ops/resample.c)
+static const int RESIZE_W = 1920, RESIZE_H = 1080;
+static int op_resize(bench_ctx *c, void *arg, int i)
+{
+    const op_arg *a = (const op_arg *)arg;
+    for (int k = 0; k < 3; k++)
+        if (gpuimg__cuda_resample(input(c, a, i).plane[k], BENCH_W, BENCH_H, a->depth,
+                                  out_planes(c, a)[k], RESIZE_W, a->depth, 0, 0, a->s->ax, a->s->ay,
+                                  a->s->resize_tmp, c->stream) != cudaSuccess)
+            return 1;
+    return 0;
+}
+
+// The table of one axis on the device (the backend's upload_axes, by hand).
+static gpuimg_daxis device_axis(int n, int m)
+{
+    gpuimg__axis a;
+    if (gpuimg__axis_make(n, m, GPUIMG__FILTER_LANCZOS3, &a) != GPUIMG_OK) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(4);
+    }
+    int *first;
+    float *weights;
+    CHECK(cudaMalloc(&first, (size_t)m * sizeof(int)));
+    CHECK(cudaMalloc(&weights, (size_t)m * a.taps * sizeof(float)));
+    CHECK(cudaMemcpy(first, a.first, (size_t)m * sizeof(int), cudaMemcpyHostToDevice));
+    CHECK(
+        cudaMemcpy(weights, a.weights, (size_t)m * a.taps * sizeof(float), cudaMemcpyHostToDevice));
+    gpuimg_daxis d = {m, a.taps, gpuimg__cuda_axis_span(&a), first, weights};
+    gpuimg__axis_free(&a);
+    return d;
+}
+
 static int op_box(bench_ctx *c, void *arg, int i)
 {
     const op_arg *a = (const op_arg *)arg;
@@ -425,6 +461,9 @@ int main(int argc, char **argv)
     CHECK(cudaMemcpy(s[0].gamma[0], gamma->lut8, 256, cudaMemcpyHostToDevice));
     CHECK(
         cudaMemcpy(s[0].gamma[1], gamma->lut16, 65536 * sizeof(uint16_t), cudaMemcpyHostToDevice));
+    s[0].ax = device_axis(BENCH_W, RESIZE_W);
+    s[0].ay = device_axis(BENCH_H, RESIZE_H);
+    CHECK(cudaMalloc(&s[0].resize_tmp, gpuimg__cuda_resample_scratch(RESIZE_W, BENCH_H)));
     const gpuimg_move NO_MOVE = GPUIMG_MOVE_TRANSPOSE; // for ops that move nothing
     const double img = 3.0 * N;
     // Each 8-bit row, then (where the op has one) its 16-bit row: twice the
@@ -500,6 +539,11 @@ int main(int argc, char **argv)
         {"gamma (map_lut)", op_gamma, {&s[0], 8, NO_MOVE}, 2 * img, "n/a"},
         {"equalize --luma", op_equalize_luma, {&s[0], 8, NO_MOVE}, 3 * img, "n/a"},
         {"compare's ssim", op_ssim, {&s[0], 8, NO_MOVE}, 2 * img, "n/a"},
+        {"resize 8K->1080p lanczos3",
+         op_resize,
+         {&s[0], 8, NO_MOVE},
+         img + 3.0 * RESIZE_W * RESIZE_H,
+         "nppiResize_8u_C3R_Ctx LANCZOS"},
     };
     // The ops that have no 16-bit row: stats (the histogram's row again).
     auto has16 = [](const op_row &r) { return r.fn != op_stats; };

@@ -103,6 +103,16 @@ START_TEST(usage_errors)
     ck_assert_msg(strstr(err, "10,5,11,5") && strstr(err, "20x10"), "%s", err);
     ck_assert_int_eq(tu_apply(ctx, "crop:size=21x1", &in, -1, &out, err, sizeof err),
                      GPUIMG_ERR_USAGE);
+    /* outputs no image may have: refused before anything is allocated */
+    static const char *const huge[] = {"resize:width=65535", "resize:size=60000x60000",
+                                       "resize:size=65535x65535,fit=cover",
+                                       "thumbnail:size=65535x60000,upsize"};
+    for (size_t i = 0; i < sizeof huge / sizeof huge[0]; i++) {
+        ck_assert_msg(tu_apply(ctx, huge[i], &in, -1, &out, err, sizeof err) ==
+                          GPUIMG_ERR_TOO_LARGE,
+                      "%s: not refused", huge[i]);
+        ck_assert_msg(strstr(err, "output would be"), "%s: %s", huge[i], err);
+    }
     gpuimg_image_free(&in);
     gpuimg_ctx_destroy(ctx);
 }

@@ -104,6 +104,21 @@ void gpuimg__add_timings(batch *b, const gpuimg_ctx *ctx)
     pthread_mutex_unlock(&b->report_lock);
 }
 
+/* Once the steps are done the item holds its output alone: the budget it
+ * took for its decoded input is given back down to that (a thumbnail
+ * batch's memory then follows its small outputs, and more files start). */
+static void output_charged(batch *b, item *it)
+{
+    const gpuimg_image *o = &it->out.image;
+    uint64_t held = it->out.jpeg ? (uint64_t)it->out.jpeg_len
+                                 : (uint64_t)o->width * o->height * o->channels *
+                                       (gpuimg_image_depth(o) == 16 ? 2 : 1);
+    if (held < it->taken) {
+        gpuimg__budget_give(&b->budget, it->taken - held);
+        it->taken = held;
+    }
+}
+
 /* One item's run on a device worker, from its planes (cur: decoded there,
  * or NULL: the item's image, uploaded now), then its encode job queued;
  * or, without a JPEG codec on the device, gpuimg_run as it always was. */
@@ -148,6 +163,7 @@ static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
         gpuimg__gate_leave(b, it);
         return;
     }
+    output_charged(b, it);
     it->task.run = encode_job;
     gpuimg__pool_job(b->pool, &it->task);
 }
@@ -339,6 +355,7 @@ static void file_job(gpuimg_task *task)
     } else {
         gpuimg_image_free(&it->image); /* when the run did not free it already */
         it->out.image = out;
+        output_charged(b, it);
         save_item(b, e, it);
     }
     if (e)

@@ -27,6 +27,42 @@ typedef struct resample_job {
     int dx, dy;
 } resample_job;
 
+/* lines[GROUP i + k] = row k's value i, as float, for the g rows (a tail
+ * group's other lanes keep what they held: their sums are not stored). One
+ * loop per depth, each a vector store of eight values read from eight
+ * rows. */
+#define INTERLEAVE(T)                                                                              \
+    GPUIMG_CPU_CLONES static void interleave_##T(const T *const *rows, int g, int n,               \
+                                                 float *restrict lines)                            \
+    {                                                                                              \
+        if (g == GROUP) {                                                                          \
+            for (int i = 0; i < n; i++)                                                            \
+                for (int k = 0; k < GROUP; k++)                                                    \
+                    lines[(size_t)i * GROUP + k] = (float)rows[k][i];                              \
+        } else {                                                                                   \
+            for (int i = 0; i < n; i++)                                                            \
+                for (int k = 0; k < g; k++)                                                        \
+                    lines[(size_t)i * GROUP + k] = (float)rows[k][i];                              \
+        }                                                                                          \
+    }
+INTERLEAVE(uint8_t)
+INTERLEAVE(uint16_t)
+INTERLEAVE(float)
+
+static void interleave(const gpuimg_planes *p, int c, int y, int g, float *lines)
+{
+    const uint8_t *rows[GROUP];
+    size_t vs = gpuimg__value_size(p->depth);
+    for (int k = 0; k < g; k++)
+        rows[k] = p->plane[c] + (size_t)(y + k) * p->width * vs;
+    if (p->depth == 16)
+        interleave_uint16_t((const uint16_t *const *)rows, g, p->width, lines);
+    else if (p->depth == GPUIMG_DEPTH_FLOAT)
+        interleave_float((const float *const *)rows, g, p->width, lines);
+    else
+        interleave_uint8_t(rows, g, p->width, lines);
+}
+
 /* out[j][x] for the GROUP interleaved rows of lines (n + taps values
  * each, zero past n: a short window's zero weights read them) */
 GPUIMG_CPU_CLONES
@@ -53,12 +89,11 @@ static int resample_band(void *arg, int y0, int y1)
     const gpuimg_axis *ax = j->ax, *ay = j->ay;
     int n = src->width, h = src->height, mx = ax->m, cap = ay->taps + GROUP;
     size_t span = (size_t)n + (size_t)ax->taps;
-    float *line = malloc(span * sizeof *line);
     float *lines = calloc(span * GROUP, sizeof *lines);
     float *ring = malloc((size_t)cap * (size_t)mx * sizeof *ring);
     float *acc = malloc((size_t)mx * sizeof *acc);
     const float **rows = malloc((size_t)ay->taps * sizeof *rows);
-    int ok = line && lines && ring && acc && rows;
+    int ok = lines && ring && acc && rows;
     for (int c = 0; ok && c < src->channels; c++) {
         /* input row r's horizontal pass is in ring slot r % cap; rows
          * [first[y], first[y] + taps) are needed at once, and a group
@@ -73,12 +108,9 @@ static int resample_band(void *arg, int y0, int y1)
             while (next < need) {
                 int g = h - next < GROUP ? h - next : GROUP;
                 float *out[GROUP];
-                for (int k = 0; k < g; k++) {
-                    gpuimg__row_to_float(src, c, next + k, 0, GPUIMG_BORDER_REPLICATE, line);
-                    for (int i = 0; i < n; i++)
-                        lines[(size_t)i * GROUP + k] = line[i];
+                interleave(src, c, next, g, lines);
+                for (int k = 0; k < g; k++)
                     out[k] = ring + (size_t)((next + k) % cap) * mx;
-                }
                 horizontal_group(lines, ax, out, g);
                 next += g;
             }
@@ -91,7 +123,6 @@ static int resample_band(void *arg, int y0, int y1)
                               (size_t)(j->dy + y) * j->dst->width + (size_t)j->dx);
         }
     }
-    free(line);
     free(lines);
     free(ring);
     free(acc);

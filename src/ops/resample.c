@@ -9,16 +9,19 @@
  * nearest are exact rational footprints, computed in integers. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "ops/resample.h"
 
-/* SPEC's round of a positive size */
+/* SPEC's round of a positive size; past 65535 only to be refused
+ * (gpuimg__check_placement), so held at 2^30 */
 static int round_side(double v)
 {
-    int r = (int)floor(v + 0.5);
-    return r < 1 ? 1 : r > 65535 ? 65535 : r;
+    double r = floor(v + 0.5);
+    return r < 1 ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r;
 }
 
 /* Exactly 0 at the other integers (sin(pi k) in double is not): a resize
@@ -95,35 +98,41 @@ static int weights_of(int n, int m, gpuimg__filter filter, int x, double *w, int
     return count;
 }
 
-gpuimg_status gpuimg__axis_make(int n, int m, gpuimg__filter filter, gpuimg__axis *out)
+gpuimg_status gpuimg__axis_range(int n, int m, int x0, int count, gpuimg__filter filter,
+                                 gpuimg__axis *out)
 {
     memset(out, 0, sizeof *out);
     double *w = malloc((size_t)n * sizeof *w);
-    int *first = malloc((size_t)m * sizeof *first);
+    int *first = malloc((size_t)count * sizeof *first);
     if (!w || !first) {
         free(w);
         free(first);
         return GPUIMG_ERR_NOMEM;
     }
     int taps = 1;
-    for (int x = 0; x < m; x++) { /* the widest window first: the table's stride */
-        int count = weights_of(n, m, filter, x, w, &first[x]);
-        taps = count > taps ? count : taps;
+    for (int x = 0; x < count; x++) { /* the widest window first: the table's stride */
+        int k = weights_of(n, m, filter, x0 + x, w, &first[x]);
+        taps = k > taps ? k : taps;
     }
-    float *weights = calloc((size_t)m * (size_t)taps, sizeof *weights);
+    float *weights = calloc((size_t)count * (size_t)taps, sizeof *weights);
     if (!weights) {
         free(w);
         free(first);
         return GPUIMG_ERR_NOMEM;
     }
-    for (int x = 0; x < m; x++) {
-        int count = weights_of(n, m, filter, x, w, &first[x]);
-        for (int k = 0; k < count; k++)
-            weights[(size_t)x * taps + k] = (float)w[k];
+    for (int x = 0; x < count; x++) {
+        int k = weights_of(n, m, filter, x0 + x, w, &first[x]);
+        for (int i = 0; i < k; i++)
+            weights[(size_t)x * taps + i] = (float)w[i];
     }
     free(w);
-    *out = (gpuimg__axis){n, m, taps, first, weights};
+    *out = (gpuimg__axis){n, count, taps, first, weights};
     return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__axis_make(int n, int m, gpuimg__filter filter, gpuimg__axis *out)
+{
+    return gpuimg__axis_range(n, m, 0, m, filter, out);
 }
 
 void gpuimg__axis_free(gpuimg__axis *a)
@@ -131,6 +140,12 @@ void gpuimg__axis_free(gpuimg__axis *a)
     free(a->first);
     free(a->weights);
     memset(a, 0, sizeof *a);
+}
+
+static gpuimg_status resample_nomem(gpuimg_backend *be)
+{
+    snprintf(be->message, sizeof be->message, "out of memory");
+    return GPUIMG_ERR_NOMEM;
 }
 
 void gpuimg__place(int w, int h, int box_w, int box_h, gpuimg__fit fit, double scale_cap,
@@ -191,23 +206,33 @@ gpuimg_status gpuimg__resample_placed(gpuimg_backend *be, const gpuimg_planes *s
                                       gpuimg_planes *dst, const gpuimg__placement *pl,
                                       gpuimg__filter filter)
 {
+    /* cover keeps outputs [kx, kx + kw) of the rw of the whole resize:
+     * the tables of those alone, so nothing outside is computed and no
+     * crop follows */
     gpuimg__axis ax, ay;
-    if (gpuimg__axis_make(src->width, pl->rw, filter, &ax) != GPUIMG_OK)
-        return GPUIMG_ERR_NOMEM;
-    if (gpuimg__axis_make(src->height, pl->rh, filter, &ay) != GPUIMG_OK) {
+    if (gpuimg__axis_range(src->width, pl->rw, pl->kx, pl->kw, filter, &ax) != GPUIMG_OK)
+        return resample_nomem(be);
+    if (gpuimg__axis_range(src->height, pl->rh, pl->ky, pl->kh, filter, &ay) != GPUIMG_OK) {
         gpuimg__axis_free(&ax);
-        return GPUIMG_ERR_NOMEM;
+        return resample_nomem(be);
     }
-    /* cover keeps outputs [kx, kx + kw) of each axis: the tables' rows for
-     * them alone, so nothing outside is computed and no crop follows */
-    gpuimg__axis kx = {ax.n, pl->kw, ax.taps, ax.first + pl->kx,
-                       ax.weights + (size_t)pl->kx * ax.taps};
-    gpuimg__axis ky = {ay.n, pl->kh, ay.taps, ay.first + pl->ky,
-                       ay.weights + (size_t)pl->ky * ay.taps};
-    gpuimg_status st = be->ops->resample(be, src, dst, &kx, &ky, pl->px, pl->py);
+    gpuimg_status st = be->ops->resample(be, src, dst, &ax, &ay, pl->px, pl->py);
     gpuimg__axis_free(&ax);
     gpuimg__axis_free(&ay);
     return st;
+}
+
+gpuimg_status gpuimg__check_placement(gpuimg_ctx *ctx, const char *op, const gpuimg__placement *pl)
+{
+    if (pl->ow > 65535 || pl->oh > 65535)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "the %s would be %dx%d (a side may be at most 65535)", op, pl->ow,
+                            pl->oh);
+    if ((uint64_t)pl->ow * (uint64_t)pl->oh > ctx->cfg.max_pixels)
+        return gpuimg__fail(ctx, GPUIMG_ERR_TOO_LARGE,
+                            "the %s would be %dx%d, over --max-pixels %llu", op, pl->ow, pl->oh,
+                            (unsigned long long)ctx->cfg.max_pixels);
+    return GPUIMG_OK;
 }
 
 /* premultiplied: colour weighted by alpha into float planes, resampled

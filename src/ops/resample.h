@@ -23,6 +23,9 @@ typedef gpuimg_axis gpuimg__axis;
  * (nothing to free then). n, m >= 1. */
 gpuimg_status gpuimg__axis_make(int n, int m, gpuimg__filter filter, gpuimg__axis *out);
 void gpuimg__axis_free(gpuimg__axis *a);
+/* The rows [x0, x0 + count) of that table alone (a cover's kept part). */
+gpuimg_status gpuimg__axis_range(int n, int m, int x0, int count, gpuimg__filter filter,
+                                 gpuimg__axis *out);
 
 typedef enum gpuimg__fit {
     GPUIMG__FIT_FILL,   /* exactly the box */
@@ -45,6 +48,15 @@ typedef struct gpuimg__placement {
  * --upsize: 1; else a large number). */
 void gpuimg__place(int w, int h, int box_w, int box_h, gpuimg__fit fit, double scale_cap,
                    gpuimg__placement *out);
+
+/* A placement's output refused when a side is past 65535 or it is over
+ * --max-pixels (GPUIMG_ERR_TOO_LARGE, calling it op); sides past 65535 are
+ * held at 2^30 by gpuimg__place, and a shape clamps them (min_side). */
+gpuimg_status gpuimg__check_placement(gpuimg_ctx *ctx, const char *op, const gpuimg__placement *pl);
+static inline int gpuimg__min_side(int v)
+{
+    return v < 65535 ? v : 65535;
+}
 
 /* "WxH" (each 1..65535) into *w, *h; "N" too when square_ok (N x N). */
 int gpuimg__parse_size(const char *text, int square_ok, int *w, int *h);

@@ -44,10 +44,11 @@ static gpuimg_status resize_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     return GPUIMG_OK;
 }
 
+/* as resample.c's: past 65535 only to be refused (resize_check) */
 static int round_side(double v)
 {
-    int r = (int)floor(v + 0.5);
-    return r < 1 ? 1 : r > 65535 ? 65535 : r;
+    double r = floor(v + 0.5);
+    return r < 1 ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r;
 }
 
 static void resize_place(const gpuimg_step *s, int w, int h, gpuimg__placement *pl)
@@ -74,12 +75,19 @@ static void resize_place(const gpuimg_step *s, int w, int h, gpuimg__placement *
     gpuimg__place(w, h, bw, bh, fit, INFINITY, pl);
 }
 
+static gpuimg_status resize_check(gpuimg_ctx *ctx, const gpuimg_step *s, int w, int h)
+{
+    gpuimg__placement pl;
+    resize_place(s, w, h, &pl);
+    return gpuimg__check_placement(ctx, "output", &pl);
+}
+
 static void resize_shape(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc)
 {
     gpuimg__placement pl;
     resize_place(s, w, h, &pl);
-    *ow = pl.ow;
-    *oh = pl.oh;
+    *ow = gpuimg__min_side(pl.ow);
+    *oh = gpuimg__min_side(pl.oh);
     *oc = c;
 }
 
@@ -178,6 +186,7 @@ static const gpuimg_param_info resize_params[] = {
 const gpuimg__op gpuimg__op_resize = {
     .info = {"resize", "resample to a new size (lanczos3 by default)", PARAMS(resize_params)},
     .shape = resize_shape,
+    .check = resize_check,
     .finish = resize_finish,
     .apply = resize_apply,
     .cost = resize_cost,

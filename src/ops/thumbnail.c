@@ -40,12 +40,19 @@ int gpuimg__thumbnail_shrink(const gpuimg_step *s, int w, int h)
     return 1;
 }
 
+static gpuimg_status thumbnail_check(gpuimg_ctx *ctx, const gpuimg_step *s, int w, int h)
+{
+    gpuimg__placement pl;
+    thumbnail_place(s, s->from_w ? s->from_w : w, s->from_h ? s->from_h : h, &pl);
+    return gpuimg__check_placement(ctx, "output", &pl);
+}
+
 static void thumbnail_shape(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc)
 {
     gpuimg__placement pl;
     thumbnail_place(s, s->from_w ? s->from_w : w, s->from_h ? s->from_h : h, &pl);
-    *ow = pl.ow;
-    *oh = pl.oh;
+    *ow = gpuimg__min_side(pl.ow);
+    *oh = gpuimg__min_side(pl.oh);
     *oc = c;
 }
 
@@ -84,6 +91,7 @@ const gpuimg__op gpuimg__op_thumbnail = {
     .info = {"thumbnail", "fit inside a box (or fill it, --crop), lanczos3",
              PARAMS(thumbnail_params)},
     .shape = thumbnail_shape,
+    .check = thumbnail_check,
     .finish = thumbnail_finish,
     .apply = thumbnail_apply,
     .cost = thumbnail_cost,

@@ -270,7 +270,11 @@ def main():
     steps = ["blur", "blur:sigma=2.5,radius=4,border=wrap", "box:radius=3",
              "convolve:kernel=sharpen,normalize,scale=0.5,bias=-1e1,abs,flip",
              "sobel:border=constant", "rotate:angle=270", "flip:axis=v", "transpose",
-             "grayscale", "invert", "equalize"]
+             "grayscale", "invert", "equalize", "gamma:gamma=2.2",
+             "resize:size=640x480,fit=pad,background=1,2,3,4,filter=cubic,alpha=independent",
+             "resize:width=100", "resize:scale=0.5,filter=area", "crop:rect=1,2,3,4",
+             "crop:size=3x4,gravity=southeast", "thumbnail:size=224x224,crop,upsize",
+             "thumbnail:size=1024,no-shrink-on-load", "unsharp:sigma=1.5,amount=2,threshold=3"]
     for i, s in enumerate(steps):
         put("steps", "step%02d" % i, s.encode())
     argvs = [["blur", "in.png", "out.png", "--sigma", "2"],
