@@ -126,7 +126,7 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-tsan test-install test-report
+test: test-unit test-sanitize test-tsan test-install test-report test-cross
 
 # ThreadSanitizer over the suites that drive the CPU backend's threads: every
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
@@ -257,6 +257,14 @@ test-install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
 # says SKIP without Chromium, which CI installs).
 test-report: $(GPUIMG)
 	GPUIMG_BIN=$(abspath $(GPUIMG)) bash tests/report/check.sh
+
+# resize and thumbnail against Pillow and libvips (tests/resize/README.md):
+# cross-checks, not goldens; needs numpy and Pillow in Debian's python3
+# (install-deps.sh), libvips only where pyvips is importable.
+test-cross: $(GPUIMG)
+	@if /usr/bin/python3 -c "import numpy, PIL" 2>/dev/null; then \
+	    GPUIMG_BACKEND=cpu /usr/bin/python3 tests/resize/cross_check.py $(GPUIMG); \
+	else echo "SKIP: resize cross-check (no numpy or Pillow in /usr/bin/python3)"; fi
 
 clean:
 	rm -rf build build-sanitize build-tsan build-static build-valgrind build-fuzz build-fuzz-static

@@ -5,7 +5,7 @@
 set -eu
 # pkg-config: the Makefile takes each library's flags from its .pc file.
 # clang, libclang-rt-dev (libFuzzer) and valgrind are for the tests only.
-PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev check libsubunit-dev clang libclang-rt-dev valgrind"
+PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive

@@ -9,6 +9,14 @@
 
 #include "core/backend.h"
 
+#ifdef __cplusplus
+extern "C" { /* bench/bench.cu makes tables */
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
 typedef enum gpuimg__filter {
     GPUIMG__FILTER_LANCZOS3, /* R = 3, sinc(t) sinc(t/3) */
     GPUIMG__FILTER_CUBIC,    /* R = 2, Keys with a = -0.5 */
@@ -73,5 +81,9 @@ gpuimg_status gpuimg__resample_placed(gpuimg_backend *be, const gpuimg_planes *s
 gpuimg_status gpuimg__resize_to(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                 const gpuimg__placement *pl, gpuimg__filter filter,
                                 int premultiplied, const uint16_t background[4]);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
