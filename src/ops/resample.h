@@ -11,10 +11,6 @@
 
 #ifdef __cplusplus
 extern "C" { /* bench/bench.cu makes tables */
-#ifdef __cplusplus
-}
-#endif
-
 #endif
 
 typedef enum gpuimg__filter {
