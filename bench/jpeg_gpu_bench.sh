@@ -17,8 +17,8 @@ M="python3 bench/measure.py"
 echo "=== $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), nproc $(nproc)"
 "$G" info 2>&1 | grep -i -E "cuda|jpeg" | head -3
 python3 bench/make_photos.py "$DIR/photo.png" $W/jpg400 400 jpg
-mkdir -p $W/jpg100 $W/jpg800 && ls $W/jpg400 | head -100 | xargs -I{} ln -s $W/jpg400/{} $W/jpg100/{}
-for k in a b; do ls $W/jpg400 | xargs -I{} ln -s $W/jpg400/{} $W/jpg800/$k{}; done
+mkdir -p $W/jpg100 $W/jpg800 && ls $W/jpg400 | head -100 | xargs -I{} ln $W/jpg400/{} $W/jpg100/{}
+for k in a b; do ls $W/jpg400 | xargs -I{} ln $W/jpg400/{} $W/jpg800/$k{}; done
 python3 bench/make_photos.py "$DIR/photo.png" $W/png 100 png
 python3 bench/make_8k_pair.py "$DIR/photo.png" $W/8k.png $W/8k_b.png
 python3 -c "from PIL import Image; Image.open('$W/8k.png').save('$W/8k.jpg', quality=90)"

@@ -84,7 +84,7 @@ cudaError_t gpuimg__cuda_unpremultiply(gpuimg_dplanes d_src, gpuimg_dplanes d_ds
 
 /* resample.cu: resize's passes (backend.h's resample) over one plane: the
  * axis tables on the device; span: the longest run of input samples the
- * windows of H_X = 64 consecutive outputs cover (gpuimg__cuda_axis_span).
+ * windows of 32 consecutive outputs cover (gpuimg__cuda_axis_span).
  * d_tmp holds gpuimg__cuda_resample_scratch(ax.m, h) bytes. */
 typedef struct gpuimg_daxis {
     int m, taps, span;

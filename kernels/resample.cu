@@ -4,15 +4,20 @@
 // horizontal pass into a float intermediate, never rounded, then the
 // vertical pass into the destination's rectangle.
 //
-// Horizontal: a block makes H_X outputs of H_ROWS rows. Its outputs' windows
-// cover one contiguous span of each input row, [first[x0], first[x_last] +
-// taps), which the block stages in shared memory with coalesced loads (each
-// input value read from global memory once per block, however many windows
-// overlap it: a 4x shrink reads each value into about 6 windows), together
-// with its outputs' weights, read as one contiguous run of the table. The
-// weights' rows are padded to an odd stride, so that the 32 threads of a
-// warp, each reading its own row's tap k, fall in 32 different banks. A
-// span too long for shared memory (a shrink by more than about 16) reads
+// Horizontal: a block makes a tile of T_X outputs of 128 rows (32 where
+// 128 do not fit). Their
+// windows cover one contiguous span of each input row, [first[x0],
+// first[x_last] + taps), which the block stages in shared memory, read
+// from global memory coalesced along the rows and stored transposed
+// (column-major, a column the tile's rows plus one float): a warp is then
+// rows of one output, so its 32 lanes read 32 consecutive words of a column
+// per tap (no bank conflict; row-major, the lanes' windows 4 samples apart
+// in a 4x shrink would fall 4 to a bank) and share the tap's weight (a
+// broadcast), and each lane sums 4 rows with one read of the weight.
+// The results go through a shared tile back to rows, written coalesced.
+// Each input value is read from global memory once per block, however many
+// windows overlap it (about 6 in a 4x shrink). A span too long for the
+// shared memory a block may have (a shrink by more than about 20) reads
 // values and weights from global memory through the cache instead.
 //
 // Vertical: each thread one output; a warp's 32 outputs share a row and so
@@ -30,52 +35,104 @@
 #include "device.cuh"
 #include "kernels.h"
 
-constexpr int H_X = 64, H_ROWS = 4;
+constexpr int T_X = 32;             // the horizontal tile's outputs
+constexpr int T_THREADS = 256;      // 8 warps, each T_X / 8 outputs of the tile's rows
+constexpr int H_X = 64, H_ROWS = 4; // the unstaged form's block
 constexpr int V_X = 64, V_ROWS = 4;
-constexpr size_t H_SHARED_MAX = 46 * 1024; // under the 48 KB every device gives without opt-in
+// The most a tile may stage: what every device since sm_80 lets a block opt
+// in to (sm_86 and sm_89 allow 99 KB).
+constexpr size_t H_SHARED_MAX = 96 * 1024;
 
 static __host__ __device__ int ceil_div_r(int a, int b)
 {
     return (a + b - 1) / b;
 }
 
-template <typename T, bool STAGED>
+// Shared memory of the staged tile of 32 RPT rows: the span's columns
+// (32 RPT + 1 floats each), the weights, the results.
+static __host__ __device__ size_t tile_floats(int span, int taps, int rpt)
+{
+    return (size_t)span * (32 * rpt + 1) + (size_t)T_X * taps + (size_t)32 * rpt * (T_X + 1);
+}
+
+// RPT rows a thread: lane l sums rows l, l + 32, ... of its output, so
+// each weight read from shared memory serves RPT products (the tile is
+// bound by shared-memory loads: one weight and RPT values per RPT products).
+template <typename T, int RPT>
+__global__ void __launch_bounds__(T_THREADS)
+    horizontal_tile_kernel(const uint8_t *__restrict__ src_bytes, int n, int h,
+                           const int *__restrict__ first, const float *__restrict__ weights,
+                           int taps, int mx, float *__restrict__ tmp)
+{
+    constexpr int ROWS = 32 * RPT, COL = ROWS + 1; // a column's stride: plus one bank
+    extern __shared__ float smem[];
+    const T *__restrict__ src = reinterpret_cast<const T *>(src_bytes);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int x0 = blockIdx.x * T_X, xs = min(T_X, mx - x0);
+    const int y0 = blockIdx.y * ROWS, rows = min(ROWS, h - y0);
+    const int s0 = first[x0], span = min(n, first[x0 + xs - 1] + taps) - s0;
+    float *cols = smem;                              // span columns of COL
+    float *ws = cols + (size_t)span * COL;           // xs rows of taps
+    float *out = ws + (size_t)T_X * taps;            // ROWS rows of T_X + 1
+    for (int i = tid; i < xs * taps; i += T_THREADS) // one contiguous run of the table
+        ws[i] = weights[(size_t)x0 * taps + i];
+    for (int i = tid; i < rows * span; i += T_THREADS) { // along each row: coalesced
+        int r = i / span, c = i - r * span;
+        cols[c * COL + r] = (float)src[(size_t)(y0 + r) * n + s0 + c];
+    }
+    for (int i = tid; i < (ROWS - rows) * span; i += T_THREADS) { // rows past h: zeros
+        int r = rows + i / span, c = i % span;
+        cols[c * COL + r] = 0.0f;
+    }
+    __syncthreads();
+    for (int j = warp; j < xs; j += T_THREADS / 32) {
+        const int off = first[x0 + j] - s0;
+        const int k_end = min(taps, span - off); // past the span the weights are 0
+        const float *w = ws + j * taps;
+        float acc[RPT];
+#pragma unroll
+        for (int q = 0; q < RPT; q++)
+            acc[q] = 0.0f;
+        for (int k = 0; k < k_end; k++) {
+            const float wk = w[k], *col = cols + (off + k) * COL + lane;
+#pragma unroll
+            for (int q = 0; q < RPT; q++)
+                acc[q] = mad<true>(wk, col[32 * q], acc[q]);
+        }
+        for (int k = k_end; k < taps; k++) /* zero weights times zero: the CPU's sum */
+#pragma unroll
+            for (int q = 0; q < RPT; q++)
+                acc[q] = mad<true>(w[k], 0.0f, acc[q]);
+#pragma unroll
+        for (int q = 0; q < RPT; q++)
+            out[(lane + 32 * q) * (T_X + 1) + j] = acc[q];
+    }
+    __syncthreads();
+    for (int i = tid; i < rows * T_X; i += T_THREADS) {
+        int r = i / T_X, j = i - r * T_X;
+        if (j < xs)
+            tmp[(size_t)(y0 + r) * mx + x0 + j] = out[r * (T_X + 1) + j];
+    }
+}
+
+// The unstaged form: each thread one output, its window and weights read
+// from global memory through the cache.
+template <typename T>
 __global__ void __launch_bounds__(H_X *H_ROWS)
     horizontal_kernel(const uint8_t *__restrict__ src_bytes, int n, int h,
                       const int *__restrict__ first, const float *__restrict__ weights, int taps,
                       int mx, float *__restrict__ tmp)
 {
-    extern __shared__ float smem[];
     const T *__restrict__ src = reinterpret_cast<const T *>(src_bytes);
-    const int tx = threadIdx.x, ty = threadIdx.y, tid = ty * H_X + tx;
-    const int x0 = blockIdx.x * H_X, xs = min(H_X, mx - x0);
-    const int y = blockIdx.y * H_ROWS + ty;
-    const int stride = taps | 1; // odd: a warp's rows in distinct banks
-    const int s0 = first[x0], s1 = min(n, first[x0 + xs - 1] + taps), span = s1 - s0;
-    float *ws = smem;                          // H_X rows of stride
-    float *line = smem + (size_t)H_X * stride; // H_ROWS rows of span
-    if constexpr (STAGED) {
-        for (int i = tid; i < xs * taps; i += H_X * H_ROWS)
-            ws[(i / taps) * stride + i % taps] = weights[(size_t)x0 * taps + i];
-        if (y < h)
-            for (int i = tx; i < span; i += H_X)
-                line[ty * span + i] = (float)src[(size_t)y * n + s0 + i];
-        __syncthreads();
-    }
-    const int x = x0 + tx;
+    const int x = blockIdx.x * H_X + threadIdx.x, y = blockIdx.y * H_ROWS + threadIdx.y;
     if (x >= mx || y >= h)
         return;
-    const int off = first[x] - s0;
-    const float *w = STAGED ? ws + tx * stride : weights + (size_t)x * taps;
+    const float *w = weights + (size_t)x * taps;
+    const int f = first[x];
     float acc = 0.0f;
     for (int k = 0; k < taps; k++) {
-        int i = off + k; // past the span (and so past n) only where the weight is 0
-        float v;
-        if constexpr (STAGED)
-            v = i < span ? line[ty * span + i] : 0.0f;
-        else
-            v = i < span ? (float)src[(size_t)y * n + s0 + i] : 0.0f;
-        acc = mad<true>(w[k], v, acc);
+        int i = f + k; // past n only where the weight is 0
+        acc = mad<true>(w[k], i < n ? (float)src[(size_t)y * n + i] : 0.0f, acc);
     }
     tmp[(size_t)y * mx + x] = acc;
 }
@@ -113,14 +170,28 @@ extern "C" cudaError_t gpuimg__cuda_resample(const uint8_t *d_src, int n, int h,
         return cudaSuccess;
     cudaError_t err = by_filter_depth(src_depth, [&](auto v) {
         using T = decltype(v);
-        dim3 grid(ceil_div_r(ax.m, H_X), ceil_div_r(h, H_ROWS)), block(H_X, H_ROWS);
-        size_t shared = ((size_t)H_X * (ax.taps | 1) + (size_t)H_ROWS * ax.span) * sizeof(float);
-        if (shared <= H_SHARED_MAX)
-            horizontal_kernel<T, true><<<grid, block, shared, stream>>>(
+        // 128 rows a tile where they fit, else 32, else no staging
+        size_t shared4 = tile_floats(ax.span, ax.taps, 4) * sizeof(float);
+        size_t shared1 = tile_floats(ax.span, ax.taps, 1) * sizeof(float);
+        if (shared4 <= H_SHARED_MAX && h > 32) {
+            cudaError_t e = smem_opt_in(horizontal_tile_kernel<T, 4>, shared4);
+            if (e != cudaSuccess)
+                return e;
+            dim3 grid(ceil_div_r(ax.m, T_X), ceil_div_r(h, 128));
+            horizontal_tile_kernel<T, 4><<<grid, T_THREADS, shared4, stream>>>(
                 d_src, n, h, ax.first, ax.weights, ax.taps, ax.m, d_tmp);
-        else
-            horizontal_kernel<T, false><<<grid, block, 0, stream>>>(
+        } else if (shared1 <= H_SHARED_MAX) {
+            cudaError_t e = smem_opt_in(horizontal_tile_kernel<T, 1>, shared1);
+            if (e != cudaSuccess)
+                return e;
+            dim3 grid(ceil_div_r(ax.m, T_X), ceil_div_r(h, 32));
+            horizontal_tile_kernel<T, 1><<<grid, T_THREADS, shared1, stream>>>(
                 d_src, n, h, ax.first, ax.weights, ax.taps, ax.m, d_tmp);
+        } else {
+            dim3 grid(ceil_div_r(ax.m, H_X), ceil_div_r(h, H_ROWS)), block(H_X, H_ROWS);
+            horizontal_kernel<T><<<grid, block, 0, stream>>>(d_src, n, h, ax.first, ax.weights,
+                                                             ax.taps, ax.m, d_tmp);
+        }
         return cudaGetLastError();
     });
     if (err != cudaSuccess)
@@ -137,8 +208,8 @@ extern "C" cudaError_t gpuimg__cuda_resample(const uint8_t *d_src, int n, int h,
 extern "C" int gpuimg__cuda_axis_span(const gpuimg_axis *a)
 {
     int most = 0;
-    for (int x0 = 0; x0 < a->m; x0 += H_X) {
-        int last = min(x0 + H_X, a->m) - 1;
+    for (int x0 = 0; x0 < a->m; x0 += T_X) {
+        int last = min(x0 + T_X, a->m) - 1;
         int span = min(a->n, a->first[last] + a->taps) - a->first[x0];
         most = max(most, span);
     }
