@@ -15,6 +15,9 @@
  * (gpuimg__rows_dot), vectorized along the row. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "cpu.h"
 
@@ -49,6 +52,42 @@ INTERLEAVE(uint8_t)
 INTERLEAVE(uint16_t)
 INTERLEAVE(float)
 
+#ifdef __SSE2__
+/* Eight whole rows of bytes, eight columns at a time: an 8 x 8 byte
+ * transpose in SSE2 registers (x86-64's baseline: both clones have it),
+ * widened to floats; the compiler's form of the loop above reads each byte
+ * on its own and took as long as the sums. The same values exactly. */
+static void interleave8_sse2(const uint8_t *const *rows, int n, float *restrict lines)
+{
+    const __m128i zero = _mm_setzero_si128();
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m128i r[8];
+        for (int k = 0; k < 8; k++)
+            r[k] = _mm_loadl_epi64((const __m128i *)(rows[k] + i));
+        /* rows k and k+1 byte by byte, then in 16-bit pairs, then 32-bit
+         * quads: column c's eight rows end up as 8 adjacent bytes */
+        __m128i a0 = _mm_unpacklo_epi8(r[0], r[1]), a1 = _mm_unpacklo_epi8(r[2], r[3]);
+        __m128i a2 = _mm_unpacklo_epi8(r[4], r[5]), a3 = _mm_unpacklo_epi8(r[6], r[7]);
+        __m128i b0 = _mm_unpacklo_epi16(a0, a1), b1 = _mm_unpackhi_epi16(a0, a1);
+        __m128i b2 = _mm_unpacklo_epi16(a2, a3), b3 = _mm_unpackhi_epi16(a2, a3);
+        __m128i c[4] = {_mm_unpacklo_epi32(b0, b2), _mm_unpackhi_epi32(b0, b2),
+                        _mm_unpacklo_epi32(b1, b3), _mm_unpackhi_epi32(b1, b3)};
+        float *out = lines + (size_t)i * GROUP;
+        for (int q = 0; q < 4; q++) { /* columns 2q and 2q + 1 */
+            __m128i lo = _mm_unpacklo_epi8(c[q], zero), hi = _mm_unpackhi_epi8(c[q], zero);
+            _mm_storeu_ps(out + 16 * q, _mm_cvtepi32_ps(_mm_unpacklo_epi16(lo, zero)));
+            _mm_storeu_ps(out + 16 * q + 4, _mm_cvtepi32_ps(_mm_unpackhi_epi16(lo, zero)));
+            _mm_storeu_ps(out + 16 * q + 8, _mm_cvtepi32_ps(_mm_unpacklo_epi16(hi, zero)));
+            _mm_storeu_ps(out + 16 * q + 12, _mm_cvtepi32_ps(_mm_unpackhi_epi16(hi, zero)));
+        }
+    }
+    for (; i < n; i++)
+        for (int k = 0; k < GROUP; k++)
+            lines[(size_t)i * GROUP + k] = (float)rows[k][i];
+}
+#endif
+
 static void interleave(const gpuimg_planes *p, int c, int y, int g, float *lines)
 {
     const uint8_t *rows[GROUP];
@@ -59,6 +98,10 @@ static void interleave(const gpuimg_planes *p, int c, int y, int g, float *lines
         interleave_uint16_t((const uint16_t *const *)rows, g, p->width, lines);
     else if (p->depth == GPUIMG_DEPTH_FLOAT)
         interleave_float((const float *const *)rows, g, p->width, lines);
+#ifdef __SSE2__
+    else if (g == GROUP)
+        interleave8_sse2(rows, p->width, lines);
+#endif
     else
         interleave_uint8_t(rows, g, p->width, lines);
 }
