@@ -1421,6 +1421,11 @@ class FilterModel:
                 out[..., col, :] = np.where(a > 0, out[..., col, :] / a, 0.0)
         return out
 
+    def source_of(self, pos):
+        """The input pixel (y, x) nearest to the output position pos (the
+        same pixel: a filter keeps the image's size)."""
+        return (pos // self.shape[1], pos % self.shape[1])
+
     def penalty(self, vals):
         """How far inside the margin each value lies (0 outside it): a value
         that a float32 program could round the other way has penalty > 0."""
@@ -1497,8 +1502,8 @@ def nudge(img, models, max_sweeps=40):
     for _ in range(max_sweeps):
         todo = set()
         for md in models:
-            for ch, pos in zip(*np.nonzero(md.close(md.values(np.arange(h * w))))):
-                todo.add((int(pos) // w, int(pos) % w, int(ch), -1 if md.ai is None else md.ai))
+            for ch, pos in zip(*np.nonzero(md.close(md.values(np.arange(md.F.shape[2]))))):
+                todo.add(md.source_of(int(pos)) + (int(ch), -1 if md.ai is None else md.ai))
         before = moved
         for y, xx0, ch, ai in sorted(todo):
             chans = [ch] if ai < 0 or ch == ai else [ch, ai]
@@ -2056,6 +2061,650 @@ def make_new_cases():
 
 
 # ----------------------------------------------------------------------------
+# resize, thumbnail, crop, unsharp (SPEC section 3), float64, from the SPEC's
+# formulas: every axis a dense m x n weight matrix, so that a resize is
+# Wv @ plane @ Wh^T.  The float32 emulation of the C code (resample_f32)
+# feeds F32_REPORT and the noise margins of check_robust.
+# ----------------------------------------------------------------------------
+
+RESAMPLE_FILTERS = ("lanczos3", "cubic", "linear", "area", "nearest")
+RESAMPLE_SUPPORT = {"lanczos3": 3, "cubic": 2, "linear": 1}
+
+
+def resample_kernel(filt, t):
+    t = np.abs(np.asarray(t, np.float64))
+    if filt == "lanczos3":          # np.sinc(x) = sin(pi x) / (pi x)
+        return np.where(t < 3, np.sinc(t) * np.sinc(t / 3.0), 0.0)
+    if filt == "cubic":             # Keys, a = -0.5
+        a = -0.5
+        return np.where(t <= 1, (a + 2) * t ** 3 - (a + 3) * t ** 2 + 1,
+                        np.where(t < 2, a * t ** 3 - 5 * a * t ** 2 + 8 * a * t - 4 * a, 0.0))
+    if filt == "linear":
+        return np.maximum(1.0 - t, 0.0)
+    raise ValueError(filt)
+
+
+def axis_weights(n, m, filt):
+    """The m x n float64 matrix of one axis (n input, m output samples):
+    row x holds output x's weight on every input sample, an index outside
+    [0, n) already folded into the edge sample (replicate)."""
+    W = np.zeros((m, n))
+    if filt == "nearest":       # min(n - 1, floor((x + 0.5) / f)), f = m / n, in integers
+        for x in range(m):
+            W[x, min(n - 1, ((2 * x + 1) * n) // (2 * m))] = 1.0
+        return W
+    if filt == "area" and m < n:
+        # the footprint [x n / m, (x + 1) n / m) over the samples [i, i + 1),
+        # exact rationals, each row divided by the footprint's length n / m
+        for x in range(m):
+            lo, hi = Fraction(x * n, m), Fraction((x + 1) * n, m)
+            for i in range(math.floor(lo), math.ceil(hi)):
+                cover = min(hi, i + 1) - max(lo, Fraction(i))
+                if cover > 0:
+                    W[x, i] = float(cover / Fraction(n, m))
+        return W
+    if filt == "area":          # upsizing (or equal sizes) with area is linear
+        filt = "linear"
+    R = RESAMPLE_SUPPORT[filt]
+    s = max(1.0, n / m)
+    for x in range(m):
+        c = ((2 * x + 1) * n - m) / (2.0 * m)           # (x + 0.5) / f - 0.5
+        i = np.arange(math.floor(c - R * s), math.ceil(c + R * s) + 1)
+        i = i[np.abs(i - c) < R * s]
+        k = resample_kernel(filt, (i - c) / s)
+        k = k / k.sum()
+        np.add.at(W[x], np.clip(i, 0, n - 1), k)
+    return W
+
+
+def resample_plan(w, h, op, p):
+    """Output geometry: (rw, rh) the resized size, then either None or
+    ('crop', x, y, W, H) or ('pad', W, H, x, y).  Every ratio is exact
+    (Fraction), and round() of SPEC is half up."""
+    def rnd(q):
+        return max(1, math.floor(q + Fraction(1, 2)))
+
+    def box(size):
+        if "x" in str(size):
+            W, H = (int(t) for t in str(size).split("x"))
+        else:
+            W = H = int(size)
+        return W, H
+    if op == "thumbnail":
+        W, H = box(p["size"])
+        k = (max if p.get("crop") else min)(Fraction(W, w), Fraction(H, h))
+        if not p.get("upsize"):
+            k = min(k, Fraction(1))
+        rw, rh = rnd(w * k), rnd(h * k)
+        if p.get("crop") and (rw > W or rh > H):
+            cw, ch = min(W, rw), min(H, rh)
+            return rw, rh, ("crop", (rw - cw) // 2, (rh - ch) // 2, cw, ch)
+        return rw, rh, None
+    if "width" in p:
+        return p["width"], rnd(Fraction(h * p["width"], w)), None
+    if "height" in p:
+        return rnd(Fraction(w * p["height"], h)), p["height"], None
+    if "scale" in p:
+        F = Fraction(str(p["scale"]))
+        return rnd(w * F), rnd(h * F), None
+    W, H = box(p["size"])
+    fit = p.get("fit", "fill")
+    if fit == "fill":
+        return W, H, None
+    k = (max if fit == "cover" else min)(Fraction(W, w), Fraction(H, h))
+    rw, rh = rnd(w * k), rnd(h * k)
+    if fit == "cover":
+        return rw, rh, ("crop", (rw - W) // 2, (rh - H) // 2, W, H)
+    if fit == "pad":
+        return rw, rh, ("pad", W, H, (W - rw) // 2, (H - rh) // 2)
+    return rw, rh, None
+
+
+def resample_f(img, rw, rh, filt, alpha):
+    """float64 values of the resized image (before the store rounding):
+    premultiplied (the default; only images with alpha) colour c * A / M,
+    every channel resampled, a' = clamp(A' / M, 0, 1), colour c' / a' (0 where
+    a' = 0), alpha A'."""
+    x = as_hwc(img).astype(np.float64)
+    h, w, c = x.shape
+    Wh, Wv = axis_weights(w, rw, filt), axis_weights(h, rh, filt)
+
+    def filt2(src):
+        tmp = np.einsum("xj,ijc->ixc", Wh, src)         # horizontal pass first
+        return np.einsum("yi,ixc->yxc", Wv, tmp)
+    ai = alpha_index(c)
+    if ai is None or alpha == "independent":
+        return filt2(x)
+    m = maxval(img)
+    col = color_channels(c)
+    src = x.copy()
+    src[:, :, col] *= (x[:, :, ai] / m)[:, :, None]
+    out = filt2(src)
+    a = np.clip(out[:, :, ai] / m, 0.0, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[:, :, col] = np.where((a > 0)[:, :, None], out[:, :, col] / a[:, :, None], 0.0)
+    return out
+
+
+def axis_taps_f32(W):
+    """The C code's table: for every output, the first input index and the
+    float32 weights from there (double weights, normalized and folded in
+    double, stored as float32), padded with zero weights."""
+    nz = W != 0
+    first = np.argmax(nz, axis=1)
+    last = W.shape[1] - 1 - np.argmax(nz[:, ::-1], axis=1)
+    T = int((last - first).max()) + 1
+    idx = np.minimum(first[:, None] + np.arange(T)[None, :], W.shape[1] - 1)
+    wt = np.where(np.arange(T)[None, :] <= (last - first)[:, None],
+                  W[np.arange(W.shape[0])[:, None], idx], 0.0).astype(F32)
+    return idx, wt
+
+
+def pass_f32(x, W, axis, variant):
+    """One pass in float32: acc = 0, acc += w[k] * in[first + k] in order,
+    each product and sum rounded (variant 0, the C code), or one rounding
+    per fused multiply-add (variant 1, as a compiler contracting it)."""
+    idx, wt = axis_taps_f32(W)
+    acc = None
+    for k in range(wt.shape[1]):
+        if axis == 1:
+            v, wk = x[:, idx[:, k]], wt[None, :, k, None]
+        else:
+            v, wk = x[idx[:, k]], wt[:, k, None, None]
+        if acc is None:
+            acc = np.zeros(v.shape, F32)
+        if variant == 0:
+            acc = acc + wk * v
+        else:
+            acc = (wk.astype(np.float64) * v.astype(np.float64) + acc).astype(F32)
+    return acc
+
+
+def resample_f32(img, rw, rh, filt, alpha, variant=0):
+    x = as_hwc(img).astype(F32)
+    h, w, c = x.shape
+    Wh, Wv = axis_weights(w, rw, filt), axis_weights(h, rh, filt)
+
+    def filt2(src):
+        return pass_f32(pass_f32(src, Wh, 1, variant), Wv, 0, variant)
+    ai = alpha_index(c)
+    if ai is None or alpha == "independent":
+        return filt2(x)
+    m = F32(maxval(img))
+    col = color_channels(c)
+    src = x.copy()
+    a = x[:, :, ai] / m
+    src[:, :, col] *= a[:, :, None]
+    out = filt2(src)
+    a = np.clip(out[:, :, ai] / m, F32(0), F32(1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out[:, :, col] = np.where((a > 0)[:, :, None], out[:, :, col] / a[:, :, None], F32(0))
+    return out
+
+
+def background_of(img, p):
+    """The pad canvas: --background in 0..255 units (x 257 at 16 bits), A
+    255 when left out; default black, transparent when the image has alpha;
+    a gray image takes round(0.299 R + 0.587 G + 0.114 B)."""
+    c = as_hwc(img).shape[2]
+    m = maxval(img)
+    if "background" in p:
+        bg = [int(t) for t in str(p["background"]).split(",")]
+        if len(bg) == 3:
+            bg.append(255)
+    else:
+        bg = [0, 0, 0, 0 if alpha_index(c) is not None else 255]
+    if c <= 2:
+        y = Fraction(299 * bg[0] + 587 * bg[1] + 114 * bg[2], 1000)
+        assert y - math.floor(y) != Fraction(1, 2), "a gray background on a rounding tie"
+        bg = [math.floor(y + Fraction(1, 2)), bg[3]]
+    bg = [v * (m // 255) for v in bg]
+    return np.array(bg[:1] if c == 1 else bg[:2] if c == 2 else bg[:c], np.int64)
+
+
+def finish(out, plan, img, p):
+    """The cover crop or the pad canvas around the stored resize."""
+    if plan is None:
+        return out
+    if plan[0] == "crop":
+        _, x0, y0, W, H = plan
+        return out[y0:y0 + H, x0:x0 + W]
+    _, W, H, x0, y0 = plan
+    canvas = np.empty((H, W, out.shape[2]), out.dtype)
+    canvas[:] = background_of(img, p)
+    canvas[y0:y0 + out.shape[0], x0:x0 + out.shape[1]] = out
+    return canvas
+
+
+CROP_GRAVITY = ("centre", "north", "south", "east", "west", "northeast", "northwest",
+                "southeast", "southwest")
+
+
+def crop_rect(w, h, p):
+    if "rect" in p:
+        x, y, W, H = (int(t) for t in str(p["rect"]).split(","))
+    else:
+        W, H = (int(t) for t in str(p["size"]).split("x"))
+        g = p.get("gravity", "centre")
+        x = 0 if "west" in g else w - W if "east" in g else (w - W) // 2
+        y = 0 if "north" in g else h - H if "south" in g else (h - H) // 2
+    assert 0 <= x and 0 <= y and 0 < W and 0 < H and x + W <= w and y + H <= h
+    return x, y, W, H
+
+
+def unsharp_blur_f(x, sigma):
+    return op_blur_f(x, sigma, None, "reflect101")
+
+
+def unsharp_parts(img, p):
+    """(colour channels, float64 v, mask |in - b| > T, in - b)."""
+    x = as_hwc(img).astype(np.float64)
+    m = maxval(img)
+    col = color_channels(x.shape[2])
+    b = unsharp_blur_f(x[:, :, col], p.get("sigma", 1.0))
+    d = x[:, :, col] - b
+    T = p.get("threshold", 0) * (m // 255)
+    mask = np.abs(d) > T
+    v = x.copy()
+    v[:, :, col] = np.where(mask, x[:, :, col] + p.get("amount", 1.0) * d, x[:, :, col])
+    return col, v, mask, d
+
+
+def unsharp_f32(img, p, variant=0):
+    x = as_hwc(img).astype(F32)
+    m = maxval(img)
+    col = color_channels(x.shape[2])
+    b = emulate_f32("blur", x[:, :, col], {"sigma": p.get("sigma", 1.0)}, variant)
+    d = x[:, :, col] - b
+    T = F32(p.get("threshold", 0) * (m // 255))
+    v = x.copy()
+    v[:, :, col] = np.where(np.abs(d) > T, x[:, :, col] + F32(p.get("amount", 1.0)) * d,
+                            x[:, :, col])
+    return v
+
+
+class ResampleModel(FilterModel):
+    """FilterModel (make_robust's search) for a resize or an unsharp with
+    threshold 0: out = combine(L(S_j)) with L the resize Wv @ . @ Wh^T (or
+    (1 + A) I - A blur), output positions of another size than the input's.
+    Premultiplied resizes clamp a' to [0, 1]; channels not in `checked`
+    (unsharp's alpha, copied) are never close."""
+
+    def __init__(self, op, p, img):
+        self.maxv = maxval(img)
+        x = as_hwc(img).astype(np.float64)
+        h, w, c = x.shape
+        self.c = c
+        self.ties_ok = False
+        self.checked = list(range(c))
+        self.Wh = None
+        self._idx = None
+        if op == "unsharp":
+            assert p.get("threshold", 0) == 0
+            A, s = p.get("amount", 1.0), p.get("sigma", 1.0)
+            self.filters = [lambda e: (1 + A) * e - A * unsharp_blur_f(e, s)]
+            self.ai = None
+            self.checked = color_channels(c)
+            self.scale = (1, 1)
+            v = unsharp_parts(img, p)[1]
+            noise = max(float(np.max(np.abs(unsharp_f32(img, p, k).astype(np.float64) - v)))
+                        for k in VARIANTS)
+        else:
+            rw, rh, _ = resample_plan(w, h, op, p)
+            filt = p.get("filter", "lanczos3")
+            Wh, Wv = axis_weights(w, rw, filt), axis_weights(h, rh, filt)
+            self.filters = [lambda e: np.einsum("yi,ij,xj->yx", Wv, e[:, :, 0], Wh)[:, :, None]]
+            self.Wh, self.Wv = Wh, Wv
+            # outputs whose weights are dyadic on both axes: float32 computes
+            # them exactly, so an exact .5 tie there is fair (rounds up)
+            self.exact_at = resample_exact_at(
+                Wh, Wv, alpha_index(c) is not None and p.get("alpha") != "independent").ravel()
+            self.ai = alpha_index(c) if p.get("alpha", "premultiplied") == "premultiplied" \
+                else None
+            self.scale = (h / rh, w / rw)
+            v = resample_f(img, rw, rh, filt, p.get("alpha", "premultiplied"))
+            noise = resample_noise(img, rw, rh, filt, p.get("alpha", "premultiplied"), v)
+            self.ties_ok = bool(self.exact_at.all())
+        self.noise = noise if noise_checked(img, {"alpha": "premultiplied"}
+                                            if self.ai is not None else {}) else None
+        self.n = v[:, :, self.checked].size
+        self.check = robust_distance(self.n, self.maxv, self.noise)
+        self.margin = 1.5 * self.check
+        self.needed = self.check > 0
+        src = x.copy()
+        if self.ai is not None:
+            col = color_channels(c)
+            src[:, :, col] *= (x[:, :, self.ai] / self.maxv)[:, :, None]
+        self.F = np.stack([np.stack([f(src[:, :, j:j + 1])[:, :, 0].ravel()
+                                     for j in range(c)]) for f in self.filters])
+        self.shape = (h, w)
+        self.out_w = v.shape[1]
+        self.base = [f(np.zeros((h, w, 1)))[:, :, 0] for f in self.filters]
+        self.responses = {}
+        got = self.values(np.arange(self.F.shape[2]))
+        assert np.max(np.abs(got - v.reshape(-1, c).T)[self.checked]) < 1e-6 * self.maxv
+
+    def source_of(self, pos):
+        y, x = divmod(pos, self.out_w)
+        return (min(self.shape[0] - 1, int((y + 0.5) * self.scale[0])),
+                min(self.shape[1] - 1, int((x + 0.5) * self.scale[1])))
+
+    def response(self, y, x):
+        if self.Wh is None:
+            return FilterModel.response(self, y, x)
+        if (y, x) not in self.responses:        # the resize's impulse response, directly
+            R = np.outer(self.Wv[:, y], self.Wh[:, x]).ravel()
+            idx = np.nonzero(R)[0]
+            self.responses[(y, x)] = (idx, R[None, idx])
+        return self.responses[(y, x)]
+
+    def ties_fair(self, vals):
+        """The exact ties among vals (from the last values() call) that
+        float32 computes exactly."""
+        dist, inr = boundary_distance(vals, self.maxv)
+        if self.Wh is None or self._idx is None:
+            return np.zeros(vals.shape, bool)
+        return (dist <= 1e-9) & self.exact_at[self._idx]
+
+    def check_failures(self):
+        self._idx = np.arange(self.F.shape[2])
+        vals = self.values(self._idx)
+        dist, inr = boundary_distance(vals, self.maxv)
+        tie = dist <= 1e-9
+        inr[[k for k in range(self.c) if k not in self.checked]] = False
+        close = np.count_nonzero(inr & ~tie & (dist < self.check))
+        ties = np.count_nonzero(inr & tie & ~self.ties_fair(vals))
+        return ties + max(0, close - (0 if self.n < 1000 else self.n // 1000))
+
+    def values(self, idx, F=None):
+        self._idx = idx
+        F = self.F[:, :, idx] if F is None else F
+        out = F[..., 0, :, :].copy()
+        if self.ai is not None:
+            a = np.clip(out[..., self.ai:self.ai + 1, :] / self.maxv, 0.0, 1.0)
+            col = color_channels(self.c)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                out[..., col, :] = np.where(a > 0, out[..., col, :] / a, 0.0)
+        return out
+
+    def penalty(self, vals):
+        pen = FilterModel.penalty(self, vals)
+        pen[self.ties_fair(vals)] = 0.0
+        skip = [k for k in range(self.c) if k not in self.checked]
+        pen[..., skip, :] = 0.0
+        return pen
+
+
+def resample_noise(img, rw, rh, filt, alpha, v):
+    """The largest distance between the float64 values v and either float32
+    variant's, over the values inside the store range."""
+    inr = (v > -0.5) & (v < maxval(img) + 0.5)
+    if not inr.any():
+        return 0.0
+    return max(float(np.max(np.abs(resample_f32(img, rw, rh, filt, alpha, k)
+                                   .astype(np.float64) - v)[inr])) for k in VARIANTS)
+
+
+def resample_exact_at(Wh, Wv, premul):
+    """(rh x rw) the outputs that float32 computes exactly, in any order:
+    every weight of both axes dyadic (linear or area halves, 4x linear,
+    cubic at quarters), and colour not divided by alpha.  An exact .5 tie
+    is fair there (it rounds up)."""
+    dy = np.array([all(is_dyadic(t, 12) for t in r) for r in Wv])
+    dx = np.array([all(is_dyadic(t, 12) for t in r) for r in Wh])
+    return np.outer(dy, dx) & (not premul)
+
+
+def resample_robust(name, img, cases, max_rounds=10):
+    """make_robust for resize and unsharp cases: (op, p) pairs."""
+    img = as_hwc(img).copy()
+    moved = 0
+    failing = []
+    for rnd in range(max_rounds):
+        models = [ResampleModel(op, p, img) for op, p in cases]
+        failing = [md.check_failures() for md in models]
+        if not any(failing):
+            break
+        moved += nudge(img, [md for md in models if md.needed])
+    verbose("robust input %s: %d values moved in %d rounds; failing %s"
+            % (name, moved, rnd + 1, failing))
+    return img
+
+
+def rs_step(op, p):
+    """STEP text in the order the parameters are given; True is a bare flag."""
+    parts = [k if v is True else "%s=%s" % (k, v) for k, v in p.items()]
+    return op + (":" + ",".join(parts) if parts else "")
+
+
+def rs_case(cid, inp, op, p):
+    """One resize / thumbnail / crop / unsharp case: expected PNG, the near
+    check (check_robust with the float32 noise where noise_checked) and the
+    float32 emulation's difference in F32_REPORT."""
+    assert cid not in IDS and all(ch in "abcdefghijklmnopqrstuvwxyz0123456789_" for ch in cid), cid
+    IDS.add(cid)
+    rel, img = INPUTS[inp]
+    img = as_hwc(img)
+    h, w, c = img.shape
+    m = maxval(img)
+    tol = "near"
+    if op == "crop":
+        x, y, W, H = crop_rect(w, h, p)
+        out, emu, tol = img[y:y + H, x:x + W], None, "exact"
+    elif op == "unsharp":
+        col, v, mask, d = unsharp_parts(img, p)
+        T = p.get("threshold", 0) * (m // 255)
+        noise = max(float(np.max(np.abs(unsharp_f32(img, p, k).astype(np.float64) - v)))
+                    for k in VARIANTS)
+        if T > 0:       # a value on the threshold's edge would jump by amount * T
+            gap = np.abs(np.abs(d) - T)
+            dnoise = max(float(np.max(np.abs(
+                x - emulate_f32("blur", x, {"sigma": p.get("sigma", 1.0)}, k).astype(np.float64)
+                - d))) for k in VARIANTS
+                for x in [as_hwc(img)[:, :, col].astype(np.float64)])
+            assert gap.min() > max(1e-6 * m, 4 * dnoise), (cid, "threshold edge", gap.min(),
+                                                           dnoise)
+        check_robust(cid, op, p, v[:, :, col], m, noise if m != 255 else None)
+        out = round_store(v, m)
+        emu = store_f32(unsharp_f32(img, p), m)
+    else:
+        rw, rh, plan = resample_plan(w, h, op, p)
+        filt = p.get("filter", "lanczos3")
+        alpha = p.get("alpha", "premultiplied")
+        if op == "thumbnail" and rw == w and rh == h:
+            tol = "exact"           # copied unchanged (also what the resize gives)
+        if filt == "nearest":
+            tol = "exact"
+        v = resample_f(img, rw, rh, filt, alpha)
+        out = finish(round_store(v, m), plan, img, p)
+        emu = finish(store_f32(resample_f32(img, rw, rh, filt, alpha), m), plan, img, p)
+        if tol == "exact":
+            assert np.array_equal(out, emu), cid
+            if op == "thumbnail":
+                assert np.array_equal(out, img), cid
+        else:
+            premul = alpha_index(c) is not None and alpha == "premultiplied"
+            # an exact .5 tie is fair where float32 computes it exactly too
+            # (both variants: dyadic weights in both axes at that pixel, as
+            # a 2x linear or a 1.5x's half-way samples), so rounds it up
+            vv = v.copy()
+            tie = (np.abs(vv - np.floor(vv) - 0.5) == 0) & resample_exact_at(
+                axis_weights(w, rw, filt), axis_weights(h, rh, filt), premul)[:, :, None]
+            vv[tie] = np.floor(vv[tie])
+            noise = resample_noise(img, rw, rh, filt, alpha, v) \
+                if noise_checked(img, {"alpha": "premultiplied"} if premul else {}) else None
+            check_robust(cid, op, p, vv, m, noise)
+    if emu is not None:
+        dd = np.abs(emu.astype(int) - out.astype(int))
+        F32_REPORT.append((cid, out.size, int(np.count_nonzero(dd == 1)), int(dd.max())))
+    exp = write_png("expected/%s.png" % cid, out)
+    CASES.append((cid, rel, rs_step(op, p), exp, tol))
+    return exp
+
+
+def rs_inputs():
+    """The inputs made for these cases, before resample_robust: {name: (maxv,
+    picture)}."""
+    rng = np.random.default_rng(250125)
+    out = {}
+    coffee = skimage.data.coffee()                      # 400 x 600 x 3
+    out["rs_prime_97x53_rgb"] = (255, coffee[150:203, 250:347])
+    chelsea = skimage.data.chelsea()[40:85, 230:297]    # 45 x 67
+    out["rs_photo16_67x45_rgb"] = (M16, to16(stretch(chelsea), rng))
+    # an opaque shape (a textured disc and a bar, hard edges) on fully
+    # transparent pixels of random colour: independent resampling bleeds
+    # that colour into the edges, premultiplied must not
+    h, w = 40, 48
+    yy, xx = np.mgrid[0:h, 0:w]
+    shape = (np.hypot(xx - 27.3, yy - 18.6) <= 12.2) | ((xx >= 6) & (xx < 11) & (yy >= 4))
+    tex = skimage.data.astronaut()[200:240, 200:248].astype(np.int64)
+    rand = rng.integers(0, 256, (h, w, 3))
+    rgb = np.where(shape[:, :, None], tex, rand)
+    alpha = np.where(shape, 255, 0)
+    out["rs_matte_48x40_rgba"] = (255, np.concatenate([rgb, alpha[:, :, None]], axis=2))
+    gray = np.where(shape, (tex.sum(axis=2) + 1) // 3, rand[:, :, 0])
+    out["rs_matte_48x40_ga"] = (255, np.stack([gray, alpha], axis=2))
+    rgb16 = np.where(shape[:, :, None], to16(stretch(tex), rng),
+                     rng.integers(0, M16 + 1, (h, w, 3)))
+    out["rs_matte16_48x40_rgba"] = (M16, np.concatenate([rgb16, (alpha * 257)[:, :, None]], 2))
+    return out
+
+
+def resample_case_specs():
+    """[(id, input, op, params)] in step order (see rs_step)."""
+    out = []
+    ph = "photo_257x131_rgb"
+    # every filter x every fit, 257x131 -> 100x70 (inside: 100x51, cover
+    # keeps the centre of 137x70, pad centres 100x51 on black)
+    for f in RESAMPLE_FILTERS:
+        for fit in ("fill", "inside", "cover", "pad"):
+            out.append(("resize_%s_%s" % (f, fit), ph, "resize",
+                        dict(size="100x70", fit=fit, filter=f)))
+    out += [
+        ("resize_1x1", ph, "resize", dict(size="1x1")),
+        ("resize_1x40", ph, "resize", dict(size="1x40")),
+        ("resize_40x1_cubic", ph, "resize", dict(size="40x1", filter="cubic")),
+        ("resize_width50", ph, "resize", dict(width=50)),
+        ("resize_height40_linear", ph, "resize", dict(height=40, filter="linear")),
+        ("resize_scale0_3", ph, "resize", dict(scale=0.3)),
+        ("resize_prime_31x17", "rs_prime_97x53_rgb", "resize", dict(size="31x17")),
+        ("resize_prime_31x17_area", "rs_prime_97x53_rgb", "resize",
+         dict(size="31x17", filter="area")),
+        ("resize_prime_31x17_nearest", "rs_prime_97x53_rgb", "resize",
+         dict(size="31x17", filter="nearest")),
+        ("resize_prime_up_131x71", "rs_prime_97x53_rgb", "resize", dict(size="131x71")),
+        ("resize_half_linear", "photo_96x64_rgb", "resize", dict(scale=0.5, filter="linear")),
+        ("resize_half_area", "photo_96x64_rgb", "resize", dict(scale=0.5, filter="area")),
+        ("resize_down3_7", "photo_96x64_rgb", "resize", dict(size="26x17")),
+        # odd sizes on both sides: linear's weights are then k / m with m odd,
+        # which cannot make an exact .5 of integers (96 -> 144 makes
+        # thousands, that float32 may round either way)
+        ("resize_up1_5", "rs_prime_97x53_rgb", "resize", dict(size="145x79")),
+        ("resize_up1_5_area", "rs_prime_97x53_rgb", "resize", dict(size="145x79", filter="area")),
+        ("resize_up4", "rand_12x12_rgb", "resize", dict(scale=4)),
+        ("resize_up4_cubic", "rand_12x12_rgb", "resize", dict(scale=4, filter="cubic")),
+        ("resize_up4_nearest", "rand_12x12_rgb", "resize", dict(scale=4, filter="nearest")),
+        ("resize_up_aniso", "rand_12x12_rgb", "resize", dict(size="30x9")),
+        # 16 bits
+        ("resize16_down", "rs_photo16_67x45_rgb", "resize", dict(size="29x19")),
+        ("resize16_up_cubic", "rs_photo16_67x45_rgb", "resize", dict(scale=1.5, filter="cubic")),
+        ("resize16_area", "rs_photo16_67x45_rgb", "resize", dict(size="22x15", filter="area")),
+        ("resize16_nearest", "rs_photo16_67x45_rgb", "resize",
+         dict(size="50x50", filter="nearest")),
+        # alpha: premultiplied (default) and independent, pad with and
+        # without a background
+        ("resize_rgba_premul", "rs_matte_48x40_rgba", "resize", dict(size="21x17")),
+        ("resize_rgba_premul_linear_up", "rs_matte_48x40_rgba", "resize",
+         dict(size="71x59", filter="linear")),      # about 1.5x, odd sizes
+        ("resize_rgba_premul_cubic", "rs_matte_48x40_rgba", "resize",
+         dict(size="30x25", filter="cubic")),
+        ("resize_rgba_indep", "rs_matte_48x40_rgba", "resize",
+         dict(size="21x17", alpha="independent")),
+        ("resize_rgba_indep_area", "rs_matte_48x40_rgba", "resize",
+         dict(size="21x17", filter="area", alpha="independent")),
+        ("resize_rgba_pad", "rs_matte_48x40_rgba", "resize", dict(size="30x30", fit="pad")),
+        ("resize_rgba_pad_bg", "rs_matte_48x40_rgba", "resize",
+         dict(size="30x30", fit="pad", background="200,30,90,128")),
+        ("resize_rgba_pad_bg3_indep", "rs_matte_48x40_rgba", "resize",
+         dict(size="30x30", fit="pad", background="10,250,40", alpha="independent")),
+        ("resize_rgba_cover", "rs_matte_48x40_rgba", "resize", dict(size="25x25", fit="cover")),
+        # (at 16 bits lanczos3's a' rings to small values beside the hard
+        # edge, and c' / a' there cannot be kept off .5 by nudging)
+        ("resize16_rgba_premul_cubic", "rs_matte16_48x40_rgba", "resize",
+         dict(size="21x17", filter="cubic")),
+        ("resize16_rgba_pad_bg", "rs_matte16_48x40_rgba", "resize",
+         dict(size="30x30", fit="pad", background="200,30,90", filter="linear")),
+        # gray and gray + alpha
+        ("resize_gray", "camera_64x48_gray", "resize", dict(size="25x19")),
+        ("resize_gray_up", "camera_64x48_gray", "resize", dict(scale=1.5)),
+        ("resize_gray_pad_bg", "camera_64x48_gray", "resize",
+         dict(size="40x40", fit="pad", background="200,30,90")),
+        ("resize_ga_premul", "rs_matte_48x40_ga", "resize", dict(size="21x17")),
+        ("resize_ga_indep_linear", "rs_matte_48x40_ga", "resize",
+         dict(size="21x17", filter="linear", alpha="independent")),
+        ("resize_ga_pad", "rs_matte_48x40_ga", "resize", dict(size="30x30", fit="pad")),
+    ]
+    # crop: every gravity, rectangles (exact)
+    for g in CROP_GRAVITY:
+        out.append(("crop_%s" % g, ph, "crop", dict(size="100x70", gravity=g)))
+    out += [
+        ("crop_default_gravity", "photo_96x64_rgb", "crop", dict(size="33x21")),
+        ("crop_rect", ph, "crop", dict(rect="10,20,30,40")),
+        ("crop_rect_1x1", "photo_96x64_rgba", "crop", dict(rect="95,63,1,1")),
+        ("crop16_rect", "rs_photo16_67x45_rgb", "crop", dict(rect="7,3,41,29")),
+        ("crop_ga_se", "rand_31x29_ga", "crop", dict(size="10x9", gravity="southeast")),
+    ]
+    # thumbnail
+    out += [
+        ("thumbnail_64", ph, "thumbnail", dict(size=64)),
+        ("thumbnail_64_crop", ph, "thumbnail", {"size": 64, "crop": True}),
+        ("thumbnail_50x20", ph, "thumbnail", dict(size="50x20")),
+        ("thumbnail_within_copy", "rand_31x29_rgb", "thumbnail", dict(size=64)),
+        ("thumbnail_within_crop_copy", "rand_31x29_rgb", "thumbnail", {"size": 64, "crop": True}),
+        ("thumbnail_upsize", "rand_31x29_rgb", "thumbnail", {"size": 64, "upsize": True}),
+        ("thumbnail_noshrink", ph, "thumbnail", {"size": "40x40", "no-shrink-on-load": True}),
+        ("thumbnail_rgba", "rs_matte_48x40_rgba", "thumbnail", dict(size=20)),
+        ("thumbnail16", "rs_photo16_67x45_rgb", "thumbnail", {"size": 24, "crop": True}),
+    ]
+    # unsharp
+    out += [
+        ("unsharp_default", "photo_96x64_rgb", "unsharp", {}),
+        ("unsharp_s2_a1_5", "photo_96x64_rgb", "unsharp", dict(sigma=2, amount=1.5)),
+        # thresholds with no |in - b| within float32 noise of T (a value
+        # there would jump by amount * T)
+        ("unsharp_threshold", "photo_96x64_rgb", "unsharp", dict(sigma=1.5, amount=2, threshold=7)),
+        ("unsharp_gray", "camera_64x48_gray", "unsharp", dict(sigma=0.8, amount=0.7)),
+        ("unsharp_rgba", "photo_96x64_rgba", "unsharp", dict(amount=1.2)),
+        ("unsharp16", "rs_photo16_67x45_rgb", "unsharp", {}),
+        ("unsharp16_threshold", "rs_photo16_67x45_rgb", "unsharp",   # unsharp16's v
+         dict(sigma=1, amount=1, threshold=6)),
+    ]
+    return out
+
+
+def make_resample_cases():
+    """resize, thumbnail, crop and unsharp: the new inputs made robust for
+    the float cases on them (resample_robust), then every case."""
+    specs = resample_case_specs()
+    make_resample_inputs(specs)
+    for cid, inp, op, p in specs:
+        rs_case(cid, inp, op, p)
+
+
+def make_resample_inputs(specs):
+    for name, (maxv, img) in rs_inputs().items():
+        img = as_hwc(np.asarray(img)).astype(depth_dtype(maxv))
+        cases = [(op, p) for _, inp, op, p in specs if inp == name and op != "crop" and
+                 p.get("filter") != "nearest" and p.get("threshold", 0) == 0]
+        cases = [(op, p) for op, p in cases if not (
+            op == "thumbnail" and resample_plan(img.shape[1], img.shape[0], op, p)[:2] ==
+            (img.shape[1], img.shape[0]))]
+        if cases:
+            img = resample_robust(name, img, cases)
+        add_input(name, img, maxv)
+
+
+# ----------------------------------------------------------------------------
 # Self-checks against SciPy / NumPy
 # ----------------------------------------------------------------------------
 
@@ -2429,6 +3078,7 @@ def main():
     make_oriented()
     make_formats()
     make_gamma_cases()
+    make_resample_cases()
 
     with open(os.path.join(HERE, "manifest.tsv"), "w") as f:
         f.write("# id\tinput\tstep\texpected\ttol   (generated by make_golden.py; "
