@@ -70,7 +70,7 @@ cat /proc/loadavg
 run_all() { # SUFFIX GPUIMG-STEP PEER-ARGS...
     local s=$1 step=$2
     shift 2
-    timed "gpuimg-$s" $W/g-$s "$G" -q --backend cuda batch $W/jpg400 $W/g-$s "$step" \
+    timed "gpuimg-$s" $W/g-$s "$G" -q --backend ${BACKEND:-auto} batch $W/jpg400 $W/g-$s "$step" \
         --format jpg --jpeg-quality 90
     if [ $VIPS = 1 ]; then
         timed "pyvips$NP-$s" $W/v-$s python3 "$here/vips_thumbnail.py" $W/jpg400 $W/v-$s $NP "$@"
