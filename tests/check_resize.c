@@ -76,6 +76,7 @@ START_TEST(usage_errors)
         "crop:rect=1,2,3,0",
         "crop:rect=1,2,3,4,5",
         "crop:rect=-1,2,3,4",
+        "crop:rect=5555555555555555555555555555555551,2,0,4", /* found by fuzz_steps */
         "crop:rect=1,2,3,4,gravity=north",
         "crop:size=3",
         "thumbnail",

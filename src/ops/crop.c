@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* crop (SPEC §3): a rectangle given as X,Y,W,H or as WxH at a gravity; an
  * exact copy (the backend's copy_rect). */
+#include <math.h>
+
 #include "ops/params.h"
 #include "ops/resample.h"
 
@@ -31,7 +33,7 @@ static gpuimg_status crop_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     double v[4];
     int ok = gpuimg__parse_numbers(s->text[CROP_RECT], 4, v) == 4;
     for (int i = 0; ok && i < 4; i++)
-        ok = v[i] == (int)v[i] && v[i] >= (i < 2 ? 0 : 1) && v[i] <= 65535;
+        ok = v[i] >= (i < 2 ? 0 : 1) && v[i] <= 65535 && v[i] == floor(v[i]); /* then cast */
     if (!ok)
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
                             "rect: '%s' is not X,Y,W,H (whole numbers, W and H at least 1)",
