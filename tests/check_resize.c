@@ -392,6 +392,17 @@ START_TEST(shrink_on_load)
     ck_assert_msg(db >= 32.0 && db < INFINITY, "%s to %d: %.2f dB against the exact resize", photo,
                   shrinks[_i].size, db);
     ck_assert_msg(tu_same_file(shrunk, ran), "thumbnail and run wrote different bytes");
+    /* --max-pixels holds for the file's size, not the size it decodes at:
+     * one pixel under the file's is refused */
+    gpuimg_file_info fi;
+    ck_assert_int_eq(gpuimg_probe(ctx, jpg, &fi), GPUIMG_OK);
+    char limit[32];
+    snprintf(limit, sizeof limit, "%d", fi.width * fi.height - 1);
+    ck_assert_int_eq(
+        tu_run((const char *const[]){tu_bin(), "-q", "--backend", "cpu", "--max-pixels", limit,
+                                     "thumbnail", jpg, ran, "--size", size, NULL},
+               NULL, NULL, NULL),
+        3);
     ck_assert_msg(tu_same_file(shrunk, batched), "thumbnail and batch wrote different bytes");
     gpuimg_image_free(&a);
     gpuimg_image_free(&b);

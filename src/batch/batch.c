@@ -118,8 +118,11 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     const gpuimg_batch_options *opt = b->opt;
     r->jobs = gpuimg__thread_count(opt->jobs);
     r->dv = (devices_opening){.ctx = ctx, .b = b, .jobs = r->jobs};
+    if (b->cfg.backend == GPUIMG_BACKEND_AUTO && b->cfg.jpeg_codec != GPUIMG_JPEG_GPU &&
+        cuda_possible() && shrinks_on_load(ctx, b))
+        ctx->cfg.backend = b->cfg.backend = GPUIMG_BACKEND_CPU; /* the device not even opened */
     if (b->cfg.backend == GPUIMG_BACKEND_CPU ||
-        (b->cfg.backend == GPUIMG_BACKEND_AUTO && (!cuda_possible() || shrinks_on_load(ctx, b)))) {
+        (b->cfg.backend == GPUIMG_BACKEND_AUTO && !cuda_possible())) {
         const char *backend; /* "auto" says once that it takes the CPU */
         gpuimg_status st = gpuimg_ctx_backend(ctx, &backend);
         if (st != GPUIMG_OK)

@@ -21,7 +21,7 @@
 static int round_side(double v)
 {
     double r = floor(v + 0.5);
-    return r < 1 ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r;
+    return !(r >= 1) ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r; /* NaN: 1 */
 }
 
 /* Exactly 0 at the other integers (sin(pi k) in double is not): a resize

@@ -48,7 +48,7 @@ static gpuimg_status resize_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 static int round_side(double v)
 {
     double r = floor(v + 0.5);
-    return r < 1 ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r;
+    return !(r >= 1) ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r; /* NaN: 1 */
 }
 
 static void resize_place(const gpuimg_step *s, int w, int h, gpuimg__placement *pl)

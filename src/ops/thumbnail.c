@@ -29,8 +29,8 @@ static void thumbnail_place(const gpuimg_step *s, int w, int h, gpuimg__placemen
 
 int gpuimg__thumbnail_shrink(const gpuimg_step *s, int w, int h)
 {
-    if (s->op != &gpuimg__op_thumbnail || s->value[TH_NO_SHRINK] != 0)
-        return 1;
+    if (s->op != &gpuimg__op_thumbnail || s->value[TH_NO_SHRINK] != 0 || w <= 0 || h <= 0)
+        return 1; /* a header's zero side: the decoder refuses the file */
     gpuimg__placement pl;
     thumbnail_place(s, w, h, &pl);
     /* the largest factor after which at least 2 is still to do on each axis */

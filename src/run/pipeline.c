@@ -55,8 +55,8 @@ void gpuimg__plan_shrink(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan)
 }
 
 gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
-                                      gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
-                                      gpuimg_planes *cur)
+                                      gpuimg_step *const *steps, int nsteps,
+                                      const gpuimg_metadata *meta, gpuimg_planes *cur)
 {
     double t0 = gpuimg__now_ms();
     gpuimg_status st = GPUIMG_OK;
@@ -69,7 +69,6 @@ gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
         first = *steps[0];
         first.from_w = meta->shrunk_from_width;
         first.from_h = meta->shrunk_from_height;
-        meta->shrunk_from_width = meta->shrunk_from_height = 0;
     }
     for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
         gpuimg_planes next;
@@ -119,6 +118,8 @@ gpuimg_status gpuimg__run_planned(gpuimg_ctx *ctx, gpuimg_backend *be,
             gpuimg_image_free(out);
             st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
         }
+        if (st == GPUIMG_OK && out->meta) /* the output was not shrunk on load: it was made */
+            out->meta->shrunk_from_width = out->meta->shrunk_from_height = 0;
     }
     be->ops->planes_free(be, &cur);
     if (!ctx->reuse_memory && be->ops->trim)
@@ -177,6 +178,8 @@ gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_
         st = gpuimg__download(ctx, be, cur, &out->image);
     }
     be->ops->planes_free(be, cur);
+    if (meta)
+        meta->shrunk_from_width = meta->shrunk_from_height = 0;
     if (st == GPUIMG_OK) {
         out->image.meta = meta;
     } else {

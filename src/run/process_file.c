@@ -75,6 +75,10 @@ static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, g
         if (st != GPUIMG_OK)
             return st;
         w = src.width, h = src.height, c = src.channels;
+        if (src.meta && src.meta->shrunk_from_width) { /* -v tells the file's size */
+            w = src.meta->shrunk_from_width;
+            h = src.meta->shrunk_from_height;
+        }
     }
     if (info) {
         memset(info, 0, sizeof *info);

@@ -34,10 +34,10 @@ void gpuimg__plan_shrink(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan);
 /* The steps (finished) on resident planes: *cur becomes the result (on
  * failure it is still the caller's to free). meta: the image's (or NULL);
  * when its load shrank it, the first step sizes its output from the
- * file's size, and meta forgets it. */
+ * file's size (the callers clear that size from the output's metadata). */
 gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
-                                      gpuimg_step *const *steps, int nsteps, gpuimg_metadata *meta,
-                                      gpuimg_planes *cur);
+                                      gpuimg_step *const *steps, int nsteps,
+                                      const gpuimg_metadata *meta, gpuimg_planes *cur);
 /* The plan on be: upload, steps, download. take: the input, to be freed
  * as soon as the planes hold it (gpuimg_run_consume), or NULL. */
 gpuimg_status gpuimg__run_planned(gpuimg_ctx *ctx, gpuimg_backend *be,

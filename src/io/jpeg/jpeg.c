@@ -216,6 +216,9 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     created = 1;
     open_reader(r, data, size);
     J_COLOR_SPACE space = r->cinfo.jpeg_color_space;
+    /* --max-pixels and the side limit hold for the file's size, whatever
+     * size it is decoded at */
+    uint64_t file_w = r->cinfo.image_width, file_h = r->cinfo.image_height;
     /* shrink on load: libjpeg-turbo's DCT scaling, the size it gives */
     int shrink = ctx->jpeg_shrink > 1 ? ctx->jpeg_shrink : 1;
     r->cinfo.scale_num = 1;
@@ -225,7 +228,7 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     jpeg_destroy_decompress(&r->cinfo);
     free(r);
     int cmyk = space == JCS_CMYK || space == JCS_YCCK;
-    gpuimg_status st = gpuimg__check_size(ctx, name, w, h);
+    gpuimg_status st = gpuimg__check_size(ctx, name, file_w, file_h);
     if (st != GPUIMG_OK)
         return st;
     if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) !=
@@ -234,7 +237,11 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
 
     int nbands = 1;
     gpuimg_pool *pool = NULL;
-    if (want > 0) {
+    if (shrink > 1) {
+        /* one band: a scaled decode is a fraction of the work, and a band
+         * that starts by skipping scanlines of a scaled 4:2:0 file is not
+         * one whose rows this code has been shown to get right */
+    } else if (want > 0) {
         nbands = want > MAX_BANDS ? MAX_BANDS : want > (int)h ? (int)h : want;
     } else if (w * h >= BAND_PIXELS && ctx->split_files && (pool = gpuimg__ctx_pool(ctx))) {
         nbands = gpuimg__pool_workers(pool) + 1;
