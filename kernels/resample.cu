@@ -4,16 +4,16 @@
 // horizontal pass into a float intermediate, never rounded, then the
 // vertical pass into the destination's rectangle.
 //
-// Horizontal: a block makes a tile of T_X outputs of 128 rows (32 where
-// 128 do not fit). Their
-// windows cover one contiguous span of each input row, [first[x0],
-// first[x_last] + taps), which the block stages in shared memory, read
+// Horizontal: a block makes a tile of T_X outputs of 64 rows (32 where 64
+// do not fit). Their windows cover one contiguous span of each input row,
+// [first[x0], first[x_last] + taps), which the block stages in shared
+// memory, read
 // from global memory coalesced along the rows and stored transposed
 // (column-major, a column the tile's rows plus one float): a warp is then
 // rows of one output, so its 32 lanes read 32 consecutive words of a column
 // per tap (no bank conflict; row-major, the lanes' windows 4 samples apart
 // in a 4x shrink would fall 4 to a bank) and share the tap's weight (a
-// broadcast), and each lane sums 4 rows with one read of the weight.
+// broadcast), and each lane sums 2 rows with one read of the weight.
 // The results go through a shared tile back to rows, written coalesced.
 // Each input value is read from global memory once per block, however many
 // windows overlap it (about 6 in a 4x shrink). A span too long for the
@@ -30,8 +30,7 @@
 // give the same bytes. FMA's single rounding was not enough at 8 bits:
 // linear and cubic weights put many sums on a half, where the two
 // roundings and one decide differently (1 in 300 values of a 3.3x linear
-// upsize). The second instruction per tap costs nothing measurable: the
-// passes wait on memory.
+// upsize). It costs a second instruction per tap.
 #include "device.cuh"
 #include "kernels.h"
 
@@ -76,13 +75,13 @@ __global__ void __launch_bounds__(T_THREADS)
     float *out = ws + (size_t)T_X * taps;            // ROWS rows of T_X + 1
     for (int i = tid; i < xs * taps; i += T_THREADS) // one contiguous run of the table
         ws[i] = weights[(size_t)x0 * taps + i];
-    for (int i = tid; i < rows * span; i += T_THREADS) { // along each row: coalesced
-        int r = i / span, c = i - r * span;
-        cols[c * COL + r] = (float)src[(size_t)(y0 + r) * n + s0 + c];
-    }
-    for (int i = tid; i < (ROWS - rows) * span; i += T_THREADS) { // rows past h: zeros
-        int r = rows + i / span, c = i % span;
-        cols[c * COL + r] = 0.0f;
+    // a warp a row, its lanes along it: coalesced loads, and stores into
+    // 32 columns whose words fall in 32 banks (COL is odd); no division
+    // (one per value took more instructions than the sums)
+    for (int r = warp; r < ROWS; r += T_THREADS / 32) {
+        const T *row = src + (size_t)(y0 + r) * n + s0;
+        for (int c = lane; c < span; c += 32)
+            cols[c * COL + r] = r < rows ? (float)row[c] : 0.0f; // rows past h: zeros
     }
     __syncthreads();
     for (int j = warp; j < xs; j += T_THREADS / 32) {
@@ -170,15 +169,17 @@ extern "C" cudaError_t gpuimg__cuda_resample(const uint8_t *d_src, int n, int h,
         return cudaSuccess;
     cudaError_t err = by_filter_depth(src_depth, [&](auto v) {
         using T = decltype(v);
-        // 128 rows a tile where they fit, else 32, else no staging
-        size_t shared4 = tile_floats(ax.span, ax.taps, 4) * sizeof(float);
+        // 64 rows a tile where they fit (4 blocks an SM at a 4x shrink:
+        // 128 rows left 2, too few warps to hide the loads), else 32, else
+        // no staging
+        size_t shared2 = tile_floats(ax.span, ax.taps, 2) * sizeof(float);
         size_t shared1 = tile_floats(ax.span, ax.taps, 1) * sizeof(float);
-        if (shared4 <= H_SHARED_MAX && h > 32) {
-            cudaError_t e = smem_opt_in(horizontal_tile_kernel<T, 4>, shared4);
+        if (shared2 <= H_SHARED_MAX && h > 32) {
+            cudaError_t e = smem_opt_in(horizontal_tile_kernel<T, 2>, shared2);
             if (e != cudaSuccess)
                 return e;
-            dim3 grid(ceil_div_r(ax.m, T_X), ceil_div_r(h, 128));
-            horizontal_tile_kernel<T, 4><<<grid, T_THREADS, shared4, stream>>>(
+            dim3 grid(ceil_div_r(ax.m, T_X), ceil_div_r(h, 64));
+            horizontal_tile_kernel<T, 2><<<grid, T_THREADS, shared2, stream>>>(
                 d_src, n, h, ax.first, ax.weights, ax.taps, ax.m, d_tmp);
         } else if (shared1 <= H_SHARED_MAX) {
             cudaError_t e = smem_opt_in(horizontal_tile_kernel<T, 1>, shared1);
