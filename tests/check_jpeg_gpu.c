@@ -58,20 +58,6 @@ static uint8_t *tj_encode(const gpuimg_image *img, int samp, int flags, int qual
     return copy;
 }
 
-static double psnr(const gpuimg_image *a, const gpuimg_image *b)
-{
-    ck_assert_int_eq(a->width, b->width);
-    ck_assert_int_eq(a->height, b->height);
-    ck_assert_int_eq(a->channels, b->channels);
-    size_t n = (size_t)a->width * a->height * a->channels;
-    double se = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = (double)a->data[i] - b->data[i];
-        se += d * d;
-    }
-    return se == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / se);
-}
-
 /* ---- everywhere ---- */
 
 START_TEST(scan_shapes)
@@ -396,7 +382,7 @@ START_TEST(decode_like_libjpeg)
                 int refused;
                 gpu_decode(ctx, be, 1, &jpeg, &len, &got, &refused);
                 ck_assert_msg(!refused, "sample %d samp %d prog %d refused", k, samp, prog);
-                double db = psnr(&got, &want);
+                double db = tu_psnr(&got, &want);
                 printf("nvjpeg decode: %s subsampling %d%s: %.1f dB against libjpeg-turbo\n",
                        samples[k] ? samples[k] : "card 1001x333", samp, prog ? " progressive" : "",
                        db);
@@ -453,7 +439,7 @@ START_TEST(encode_read_back)
             uint8_t *cpu_jpeg = tj_encode(&src, want_samp, 0, quality, &cpu_len);
             ck_assert_int_eq(gpuimg_load_memory(ctx, cpu_jpeg, cpu_len, "cpu.jpg", &cpu_back),
                              GPUIMG_OK);
-            double db = psnr(&back, &src), cpu_db = psnr(&cpu_back, &src);
+            double db = tu_psnr(&back, &src), cpu_db = tu_psnr(&cpu_back, &src);
             printf("nvjpeg encode: %s at quality %d: %zu bytes, %.1f dB against the source "
                    "(libjpeg-turbo: %zu bytes, %.1f dB)\n",
                    samples[k] ? samples[k] : "card 1001x333", quality, len, db, cpu_len, cpu_db);
@@ -545,7 +531,7 @@ START_TEST(orientation_on_device)
     tu_load(ctx, cpu, &b);
     ck_assert_int_eq(a.width, 97);
     ck_assert_int_eq(a.height, 161);
-    double db = psnr(&a, &b);
+    double db = tu_psnr(&a, &b);
     ck_assert_msg(db >= 50, "%.2f dB", db);
     ck_assert_ptr_nonnull(a.meta);
     ck_assert_int_eq(gpuimg__exif_orientation(a.meta->exif, a.meta->exif_len), 1);

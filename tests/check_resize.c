@@ -319,18 +319,6 @@ static void write_jpeg(gpuimg_ctx *ctx, const char *name, const char *path)
     gpuimg_image_free(&img);
 }
 
-static double psnr(const gpuimg_image *a, const gpuimg_image *b)
-{
-    ck_assert(a->width == b->width && a->height == b->height && a->channels == b->channels);
-    size_t n = (size_t)a->width * a->height * a->channels;
-    double se = 0;
-    for (size_t i = 0; i < n; i++) {
-        double d = (double)a->data[i] - b->data[i];
-        se += d * d;
-    }
-    return se == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / se);
-}
-
 /* On photographs, at each factor: the size from the file's, the PSNR
  * against the exact resize at least SPEC's 32 dB (libvips' own reaches 34
  * on hard textures, 42 and more on photographs), and the same bytes from
@@ -387,7 +375,7 @@ START_TEST(shrink_on_load)
     ck_assert_int_eq(a.height, shrinks[_i].h);
     ck_assert_int_eq(b.width, shrinks[_i].w);
     ck_assert_int_eq(b.height, shrinks[_i].h);
-    double db = psnr(&a, &b);
+    double db = tu_psnr(&a, &b);
     /* infinite: it did not shrink at all */
     ck_assert_msg(db >= 32.0 && db < INFINITY, "%s to %d: %.2f dB against the exact resize", photo,
                   shrinks[_i].size, db);

@@ -320,3 +320,17 @@ int tu_count_entries(const char *dir)
     closedir(d);
     return n;
 }
+
+double tu_psnr(const gpuimg_image *a, const gpuimg_image *b)
+{
+    ck_assert_int_eq(a->width, b->width);
+    ck_assert_int_eq(a->height, b->height);
+    ck_assert_int_eq(a->channels, b->channels);
+    size_t n = (size_t)a->width * a->height * a->channels;
+    double se = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a->data[i] - b->data[i];
+        se += d * d;
+    }
+    return se == 0 ? INFINITY : 10 * log10(255.0 * 255.0 * n / se);
+}

@@ -49,6 +49,8 @@ char *tu_read_file(const char *path, size_t *len);
 void tu_write_file(const char *path, const void *data, size_t len);
 /* 1 when both files exist with identical bytes. */
 int tu_same_file(const char *a, const char *b);
+/* PSNR in dB of two 8-bit images of one shape (INFINITY when equal). */
+double tu_psnr(const gpuimg_image *a, const gpuimg_image *b);
 
 /* A fresh temporary folder for the current test, under the run's own
  * folder (tu_root_open), which tu_root_remove deletes whole at the end. */

@@ -68,6 +68,14 @@ struct gpuimg_ctx {
     int shrunk_from_w, shrunk_from_h;
 };
 
+/* Whether a file stored with EXIF orientation o is read turned a quarter
+ * (5-8 applied, not under --no-auto-orient): its upright size is then its
+ * stored one swapped. */
+static inline int gpuimg__turned(const gpuimg_ctx *ctx, int o)
+{
+    return o >= 5 && !ctx->cfg.no_auto_orient;
+}
+
 /* Work about to be asked of the context (gpuimg_ctx_expect, run/): when a
  * decoder reads the size of the image it is for (gpuimg__header_read), the
  * device starts opening on another thread if that work will want it. */

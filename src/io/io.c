@@ -128,7 +128,7 @@ static void shrink_on_load(gpuimg_ctx *ctx, const gpuimg__format *format, const 
     if (!ctx->shrink_for || format != &gpuimg__format_jpeg ||
         format->probe(ctx, name, data, size, &fi) != GPUIMG_OK)
         return; /* a header the decoder then rejects says so itself */
-    int turned = meta && meta->orientation >= 5 && !ctx->cfg.no_auto_orient;
+    int turned = meta && gpuimg__turned(ctx, meta->orientation);
     int w = turned ? fi.stored_height : fi.stored_width;
     int h = turned ? fi.stored_width : fi.stored_height;
     ctx->jpeg_shrink = ctx->shrink_for(ctx->shrink_what, w, h);

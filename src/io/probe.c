@@ -82,7 +82,7 @@ gpuimg_status gpuimg_probe_memory(gpuimg_ctx *ctx, const void *data, size_t size
             gpuimg__icc_description(m->icc, m->icc_len, o->profile, sizeof o->profile);
         gpuimg_metadata_free(m);
     }
-    int turned = o->orientation >= 5 && !ctx->cfg.no_auto_orient;
+    int turned = gpuimg__turned(ctx, o->orientation);
     o->width = turned ? o->stored_height : o->stored_width;
     o->height = turned ? o->stored_width : o->stored_height;
     return GPUIMG_OK;

@@ -16,8 +16,6 @@ static const char *const gravity_names[] = {"centre",    "north",     "south",  
 static const int gravity_at[][2] = {{1, 1}, {1, 0}, {1, 2}, {2, 1}, {0, 1},
                                     {2, 0}, {0, 0}, {2, 2}, {0, 2}, {1, 1}};
 
-#define GIVEN(s, i) (((s)->given >> (i)) & 1u)
-
 static gpuimg_status crop_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 {
     if (GIVEN(s, CROP_RECT) == GIVEN(s, CROP_SIZE))

@@ -28,6 +28,9 @@ extern const char *const gpuimg__alpha_names[];
         .help = "premultiplied (colour weighted by alpha: no dark fringes) or independent"         \
     }
 
+/* Whether the step's parameter i was set. */
+#define GIVEN(s, i) (((s)->given >> (i)) & 1u)
+
 static inline gpuimg_border gpuimg__border_of(const gpuimg_step *s, int index)
 {
     return (gpuimg_border)(int)s->value[index];

@@ -16,9 +16,7 @@
 #include "core/internal.h"
 #include "ops/resample.h"
 
-/* SPEC's round of a positive size; past 65535 only to be refused
- * (gpuimg__check_placement), so held at 2^30 */
-static int round_side(double v)
+int gpuimg__round_side(double v)
 {
     double r = floor(v + 0.5);
     return !(r >= 1) ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r; /* NaN: 1 */
@@ -158,8 +156,8 @@ void gpuimg__place(int w, int h, int box_w, int box_h, gpuimg__fit fit, double s
         if (k > scale_cap)
             k = scale_cap;
         /* w * (box_w / w) is box_w to within an ulp: rounding gives it */
-        p.rw = round_side(w * k);
-        p.rh = round_side(h * k);
+        p.rw = gpuimg__round_side(w * k);
+        p.rh = gpuimg__round_side(h * k);
         p.kw = p.ow = p.rw;
         p.kh = p.oh = p.rh;
         if (fit == GPUIMG__FIT_COVER) {

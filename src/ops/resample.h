@@ -62,6 +62,10 @@ static inline int gpuimg__min_side(int v)
     return v < 65535 ? v : 65535;
 }
 
+/* SPEC's round of a positive size, at least 1; past 65535 only to be
+ * refused (gpuimg__check_placement), so held at 2^30 (NaN gives 1). */
+int gpuimg__round_side(double v);
+
 /* "WxH" (each 1..65535) into *w, *h; "N" too when square_ok (N x N). */
 int gpuimg__parse_size(const char *text, int square_ok, int *w, int *h);
 

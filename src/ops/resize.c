@@ -13,8 +13,6 @@ enum { RS_WIDTH, RS_HEIGHT, RS_SIZE, RS_SCALE, RS_FIT, RS_BACKGROUND, RS_FILTER,
 static const char *const fit_names[] = {"fill", "inside", "cover", "pad", NULL};
 static const char *const filter_names[] = {"lanczos3", "cubic", "linear", "area", "nearest", NULL};
 
-#define GIVEN(s, i) (((s)->given >> (i)) & 1u)
-
 static gpuimg_status resize_finish(gpuimg_ctx *ctx, gpuimg_step *s)
 {
     int sizes = (int)(GIVEN(s, RS_WIDTH) | GIVEN(s, RS_HEIGHT)) + (int)GIVEN(s, RS_SIZE) +
@@ -44,13 +42,6 @@ static gpuimg_status resize_finish(gpuimg_ctx *ctx, gpuimg_step *s)
     return GPUIMG_OK;
 }
 
-/* as resample.c's: past 65535 only to be refused (resize_check) */
-static int round_side(double v)
-{
-    double r = floor(v + 0.5);
-    return !(r >= 1) ? 1 : r > (double)(1 << 30) ? 1 << 30 : (int)r; /* NaN: 1 */
-}
-
 static void resize_place(const gpuimg_step *s, int w, int h, gpuimg__placement *pl)
 {
     int bw, bh;
@@ -60,17 +51,17 @@ static void resize_place(const gpuimg_step *s, int w, int h, gpuimg__placement *
         bh = s->box[1];
         fit = (gpuimg__fit)(int)s->value[RS_FIT];
     } else if (GIVEN(s, RS_SCALE)) {
-        bw = round_side(w * s->value[RS_SCALE]);
-        bh = round_side(h * s->value[RS_SCALE]);
+        bw = gpuimg__round_side(w * s->value[RS_SCALE]);
+        bh = gpuimg__round_side(h * s->value[RS_SCALE]);
     } else if (GIVEN(s, RS_WIDTH) && GIVEN(s, RS_HEIGHT)) {
         bw = (int)s->value[RS_WIDTH];
         bh = (int)s->value[RS_HEIGHT];
     } else if (GIVEN(s, RS_WIDTH)) {
         bw = (int)s->value[RS_WIDTH];
-        bh = round_side((double)h * bw / w);
+        bh = gpuimg__round_side((double)h * bw / w);
     } else {
         bh = (int)s->value[RS_HEIGHT];
-        bw = round_side((double)w * bh / h);
+        bw = gpuimg__round_side((double)w * bh / h);
     }
     gpuimg__place(w, h, bw, bh, fit, INFINITY, pl);
 }

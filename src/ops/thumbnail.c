@@ -27,6 +27,13 @@ static void thumbnail_place(const gpuimg_step *s, int w, int h, gpuimg__placemen
                   s->value[TH_UPSIZE] != 0 ? INFINITY : 1.0, pl);
 }
 
+/* The placement of an image of w x h as decoded: from the file's size
+ * when its load shrank it (a per-image copy of the step knows it). */
+static void thumbnail_place_decoded(const gpuimg_step *s, int w, int h, gpuimg__placement *pl)
+{
+    thumbnail_place(s, s->from_w ? s->from_w : w, s->from_h ? s->from_h : h, pl);
+}
+
 int gpuimg__thumbnail_shrink(const gpuimg_step *s, int w, int h)
 {
     if (s->op != &gpuimg__op_thumbnail || s->value[TH_NO_SHRINK] != 0 || w <= 0 || h <= 0)
@@ -43,14 +50,14 @@ int gpuimg__thumbnail_shrink(const gpuimg_step *s, int w, int h)
 static gpuimg_status thumbnail_check(gpuimg_ctx *ctx, const gpuimg_step *s, int w, int h)
 {
     gpuimg__placement pl;
-    thumbnail_place(s, s->from_w ? s->from_w : w, s->from_h ? s->from_h : h, &pl);
+    thumbnail_place_decoded(s, w, h, &pl);
     return gpuimg__check_placement(ctx, "output", &pl);
 }
 
 static void thumbnail_shape(const gpuimg_step *s, int w, int h, int c, int *ow, int *oh, int *oc)
 {
     gpuimg__placement pl;
-    thumbnail_place(s, s->from_w ? s->from_w : w, s->from_h ? s->from_h : h, &pl);
+    thumbnail_place_decoded(s, w, h, &pl);
     *ow = gpuimg__min_side(pl.ow);
     *oh = gpuimg__min_side(pl.oh);
     *oc = c;
@@ -60,8 +67,7 @@ static gpuimg_status thumbnail_apply(gpuimg_backend *be, const gpuimg_step *s,
                                      const gpuimg_planes *src, gpuimg_planes *dst)
 {
     gpuimg__placement pl;
-    thumbnail_place(s, s->from_w ? s->from_w : src->width, s->from_h ? s->from_h : src->height,
-                    &pl);
+    thumbnail_place_decoded(s, src->width, src->height, &pl);
     if (pl.rw == src->width && pl.rh == src->height) /* within the box: copied */
         return be->ops->copy_rect(be, src, dst, pl.kx, pl.ky, 0, 0, pl.kw, pl.kh);
     static const uint16_t none[4] = {0, 0, 0, 0}; /* no canvas: unread */

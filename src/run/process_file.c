@@ -65,7 +65,7 @@ static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, g
         return st;
     }
     if (device_decode) {
-        int swap = jf.meta->orientation >= 5 && !ctx->cfg.no_auto_orient;
+        int swap = gpuimg__turned(ctx, jf.meta->orientation);
         w = swap ? jf.shape.height : jf.shape.width;
         h = swap ? jf.shape.width : jf.shape.height;
         c = jf.shape.components;

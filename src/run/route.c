@@ -45,7 +45,7 @@ gpuimg_status gpuimg__route_decode(gpuimg_ctx *ctx, int jpeg_device, const char 
          * an H100, 400 photographs to 224x224 decoded by 16 cores this way
          * beat the hardware decoder (bench/README.md). The header and the
          * size asked decide, as for the CPU backend. */
-        int turned = f->meta && f->meta->orientation >= 5 && !ctx->cfg.no_auto_orient;
+        int turned = f->meta && gpuimg__turned(ctx, f->meta->orientation);
         int w = turned ? f->shape.height : f->shape.width;
         int h = turned ? f->shape.width : f->shape.height;
         if (ctx->shrink_for(ctx->shrink_what, w, h) > 1) {

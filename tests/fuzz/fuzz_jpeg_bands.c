@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* JPEG read in bands (each band skips the rows above it) against one pass:
- * the same verdict, and on success the same bytes. And the marker walk
+ * the same verdict, and on success the same bytes. Read at 1/2, 1/4 or
+ * 1/8 (a thumbnail's shrink on load): the same verdict, and the size
+ * libjpeg-turbo's DCT scaling gives, ceil(side / f). And the marker walk
  * that decides what the GPU's decoder is given (io/jpeg/scan.c, with the
  * metadata parse of gpuimg__jpeg_probe): it reads only the input, and a
  * file it passes that libjpeg-turbo decodes has the shape it said. */
@@ -29,6 +31,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    "scan says %dx%dx%d, libjpeg-turbo decodes %dx%dx%d", f.shape.width,
                    f.shape.height, f.shape.components, one.width, one.height, one.channels);
         gpuimg__jpeg_file_free(&f);
+    }
+    int sf = 2 << (size % 3);
+    gpuimg_image small;
+    ctx->jpeg_shrink = sf;
+    gpuimg_status c = gpuimg__decode_jpeg_bands(ctx, data, size, "fuzz", &small, 1);
+    ctx->jpeg_shrink = 1;
+    FUZZ_CHECK(a == c, "one pass: %s; at 1/%d: %s", gpuimg_strerror(a), sf, gpuimg_strerror(c));
+    if (c == GPUIMG_OK) {
+        FUZZ_CHECK(a != GPUIMG_OK || (small.width == (one.width + sf - 1) / sf &&
+                                      small.height == (one.height + sf - 1) / sf),
+                   "%dx%d at 1/%d decodes %dx%d", one.width, one.height, sf, small.width,
+                   small.height);
+        gpuimg_image_free(&small);
     }
     if (a == GPUIMG_OK) {
         FUZZ_CHECK(fuzz_same_image(&one, &bands), "%d bands differ from one pass", k);
