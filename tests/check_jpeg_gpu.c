@@ -71,7 +71,10 @@ START_TEST(scan_shapes)
             size_t len;
             uint8_t *jpeg = tj_encode(&img, samps[s], prog ? TJFLAG_PROGRESSIVE : 0, 90, &len);
             gpuimg__jpeg_shape sh;
-            ck_assert_msg(gpuimg__jpeg_scan(jpeg, len, &sh), "samp %d prog %d", samps[s], prog);
+            /* a progressive file is the CPU's (its scans are not walked),
+             * but its header is read */
+            ck_assert_msg(gpuimg__jpeg_scan(jpeg, len, &sh) == !prog, "samp %d prog %d", samps[s],
+                          prog);
             ck_assert_int_eq(sh.width, 123);
             ck_assert_int_eq(sh.height, 77);
             ck_assert_int_eq(sh.components, c);
@@ -86,7 +89,7 @@ START_TEST(scan_shapes)
             uint8_t *more = malloc(len + 5);
             memcpy(more, jpeg, len);
             memcpy(more + len, "trail", 5);
-            ck_assert(gpuimg__jpeg_scan(more, len + 5, &sh));
+            ck_assert(gpuimg__jpeg_scan(more, len + 5, &sh) == !prog);
             free(more);
             free(jpeg);
             gpuimg_image_free(&img);
@@ -120,12 +123,25 @@ START_TEST(scan_refuses)
     memcpy(bad, jpeg, len);
     bad[sof + 2] = 0xFF;
     ck_assert(!gpuimg__jpeg_scan(bad, len, &sh));
-    /* a side over libjpeg's 65500 */
+    /* a side over libjpeg's 65500: a strip 65500 wide passes, and with the
+     * header's width one more it does not (its data is one MCU short too) */
+    gpuimg_image strip;
+    card(&strip, 65500, 8, 1);
+    size_t slen;
+    uint8_t *sj = tj_encode(&strip, TJSAMP_GRAY, 0, 50, &slen);
+    ck_assert(gpuimg__jpeg_scan(sj, slen, &sh));
+    ck_assert_int_eq(sh.width, 65500);
+    size_t ssof = 2;
+    while (!(sj[ssof] == 0xFF && sj[ssof + 1] == 0xC0))
+        ssof++;
+    sj[ssof + 8] = 0xDD; /* 65501 */
+    ck_assert(!gpuimg__jpeg_scan(sj, slen, &sh));
+    free(sj);
+    gpuimg_image_free(&strip);
+    /* the header's height one MCU row more than the data: cut short */
     memcpy(bad, jpeg, len);
-    bad[sof + 7] = 0xFF, bad[sof + 8] = 0xDD; /* width 65501 */
+    bad[sof + 6] = (uint8_t)(bad[sof + 6] + 16);
     ck_assert(!gpuimg__jpeg_scan(bad, len, &sh));
-    bad[sof + 8] = 0xDC; /* 65500 */
-    ck_assert(gpuimg__jpeg_scan(bad, len, &sh));
     /* a second SOI, and a marker libjpeg does not know (JPG0) */
     static const uint8_t marker[] = {0xD8, 0xF0};
     for (int k = 0; k < 2; k++) {
@@ -150,6 +166,10 @@ START_TEST(scan_refuses)
     size_t bsof = sof - (app0 - 2);
     ck_assert(gpuimg__jpeg_scan(bare, nlen, &sh)); /* ids 1 2 3: YCbCr */
     bare[bsof + 10] = 'R', bare[bsof + 13] = 'G', bare[bsof + 16] = 'B';
+    size_t sos = bsof; /* and the scan's selectors with them (libjpeg matches them) */
+    while (!(bare[sos] == 0xFF && bare[sos + 1] == 0xDA))
+        sos++;
+    bare[sos + 5] = 'R', bare[sos + 7] = 'G', bare[sos + 9] = 'B';
     ck_assert(!gpuimg__jpeg_scan(bare, nlen, &sh));
     for (int t = 0; t < 3; t++) { /* Adobe's APP14 before the rest, ids R G B */
         uint8_t *ad = malloc(nlen + 16);
@@ -197,6 +217,79 @@ START_TEST(scan_refuses)
     /* not a JPEG at all */
     ck_assert(!gpuimg__jpeg_scan((const uint8_t *)"\x89PNG\r\n\x1a\n", 8, &sh));
     gpuimg_image_free(&img);
+}
+END_TEST
+
+/* tests/jpeg_damaged/NAME, beside tests/golden (GPUIMG_GOLDEN). */
+static const char *damaged_path(const char *name)
+{
+    char rel[4096];
+    snprintf(rel, sizeof rel, "../jpeg_damaged/%.200s", name);
+    return tu_golden(rel);
+}
+
+/* The corpus's rows (expected.tsv: file, libjpeg-turbo's verdict "ok" or
+ * "refused", its message): n of them into names[] and ok[]. */
+enum { DAMAGED_MAX = 512 };
+static int damaged_rows(char names[][128], int *ok)
+{
+    char *text = tu_read_file(damaged_path("expected.tsv"), NULL);
+    ck_assert_ptr_nonnull(text);
+    int n = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        char *tab = strchr(line, '\t');
+        ck_assert_ptr_nonnull(tab);
+        *tab = '\0';
+        ck_assert_int_lt(n, DAMAGED_MAX);
+        snprintf(names[n], 128, "%s", line);
+        ok[n++] = strncmp(tab + 1, "ok", 2) == 0;
+    }
+    free(text);
+    return n;
+}
+
+/* The damaged-JPEG corpus (tests/jpeg_damaged: files cut inside the scan
+ * and closed with EOI, restart intervals cut short, bytes flipped, zeroed
+ * or added, public broken files): the CPU decoder refuses exactly the
+ * files libjpeg-turbo warns about, and the structure walk that decides
+ * what the GPU's decoder is given passes none of those, while it passes
+ * every clean sequential file. (The GPU's side: nvjpeg suite,
+ * damaged_agree.) */
+START_TEST(damaged_corpus)
+{
+    static char names[DAMAGED_MAX][128];
+    int ok[DAMAGED_MAX];
+    int n = damaged_rows(names, ok), passed = 0, refused = 0;
+    ck_assert_int_ge(n, 100);
+    gpuimg_ctx *ctx = tu_ctx();
+    for (int i = 0; i < n; i++) {
+        size_t len;
+        uint8_t *data = (uint8_t *)tu_read_file(damaged_path(names[i]), &len);
+        ck_assert_ptr_nonnull(data);
+        gpuimg_image img;
+        gpuimg_status st = gpuimg_load(ctx, damaged_path(names[i]), &img);
+        ck_assert_msg((st == GPUIMG_OK) == ok[i], "%s: libjpeg-turbo says %s, the CPU decoder %s",
+                      names[i], ok[i] ? "ok" : "refused", gpuimg_ctx_error(ctx));
+        if (st == GPUIMG_OK)
+            gpuimg_image_free(&img);
+        else /* exit 3: undecodable, too large or unreadable (an empty file) */
+            ck_assert_msg(st == GPUIMG_ERR_DECODE || st == GPUIMG_ERR_TOO_LARGE ||
+                              st == GPUIMG_ERR_IO,
+                          "%s: %s", names[i], gpuimg_strerror(st));
+        gpuimg__jpeg_shape sh;
+        int whole = gpuimg__jpeg_scan(data, len, &sh);
+        ck_assert_msg(!whole || ok[i], "%s: the walk passes a file libjpeg-turbo refuses",
+                      names[i]);
+        if (strncmp(names[i], "clean_", 6) == 0 && strcmp(names[i], "clean_prog.jpg") != 0)
+            ck_assert_msg(whole, "%s: a clean sequential file not passed", names[i]);
+        passed += whole;
+        refused += !ok[i];
+        free(data);
+    }
+    /* what it passes, for the log: files it leaves to the CPU cost time only */
+    printf("damaged corpus: %d files, %d refused by libjpeg-turbo, %d passed to the GPU\n", n,
+           refused, passed);
+    ck_assert_int_ge(refused, n / 2);
 }
 END_TEST
 
@@ -290,6 +383,7 @@ Suite *jpeg_gpu_suite(void)
     TCase *tc = tu_tcase("scan");
     tcase_add_test(tc, scan_shapes);
     tcase_add_test(tc, scan_refuses);
+    tcase_add_test(tc, damaged_corpus);
     tcase_add_test(tc, loader_absent);
     tcase_add_test(tc, codec_option);
     suite_add_tcase(s, tc);
@@ -374,7 +468,9 @@ START_TEST(decode_like_libjpeg)
                 memcpy(in.data, src.data, (size_t)src.width * src.height * 3);
             }
             int samp = in.channels == 1 ? TJSAMP_GRAY : samps[s];
-            for (int prog = 0; prog < 2; prog++) {
+            /* progressive files are the CPU's (scan_shapes) */
+            {
+                const int prog = 0;
                 size_t len;
                 uint8_t *jpeg = tj_encode(&in, samp, prog ? TJFLAG_PROGRESSIVE : 0, 90, &len);
                 gpuimg_image want, got;
@@ -471,7 +567,7 @@ START_TEST(batched_equals_single)
         gpuimg_image img;
         int samp = samps[i % 4];
         card(&img, 200 + 97 * i, 150 + 61 * (N - i), samp == TJSAMP_GRAY ? 1 : 3);
-        jpeg[i] = tj_encode(&img, samp, i == 5 ? TJFLAG_PROGRESSIVE : 0, 80 + i, &len[i]);
+        jpeg[i] = tj_encode(&img, samp, 0, 80 + i, &len[i]);
         gpuimg_image_free(&img);
     }
     gpuimg_image one[N], all[N];
@@ -622,6 +718,105 @@ START_TEST(batch_like_run)
 }
 END_TEST
 
+/* The damaged-JPEG corpus on the device (issue 26: three cut files of a
+ * public corpus decoded there with exit 0): `batch` and `run` with the
+ * device's codec, and `run` on the CPU, give every file the same exit
+ * code, the one libjpeg-turbo's verdict says (0 or 3), and `batch` writes
+ * an output exactly for the files that decode. */
+START_TEST(damaged_agree)
+{
+    static char names[DAMAGED_MAX][128];
+    int ok[DAMAGED_MAX];
+    int n = damaged_rows(names, ok), failed = 0;
+    const char *dir = tu_tmpdir();
+    char in[512], out[512], flat[256], path[1024], o[1024];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    for (int i = 0; i < n; i++) { /* public/x.jpg as public_x.jpg: one folder */
+        snprintf(flat, sizeof flat, "%.127s", names[i]);
+        for (char *c = flat; *c; c++)
+            *c = *c == '/' ? '_' : *c;
+        size_t len;
+        char *data = tu_read_file(damaged_path(names[i]), &len);
+        snprintf(path, sizeof path, "%s/%s", in, flat);
+        tu_write_file(path, data, len);
+        free(data);
+        failed += !ok[i];
+    }
+    ck_assert_int_eq(
+        tu_run((const char *const[]){tu_bin(), "-q", "--backend", "cuda", "--jpeg-codec", "gpu",
+                                     "batch", in, out, "--format", "png", "invert", NULL},
+               NULL, NULL, NULL),
+        failed ? 1 : 0);
+    for (int i = 0; i < n; i++) {
+        snprintf(flat, sizeof flat, "%.127s", names[i]);
+        for (char *c = flat; *c; c++)
+            *c = *c == '/' ? '_' : *c;
+        snprintf(path, sizeof path, "%s/%s", in, flat);
+        snprintf(o, sizeof o, "%s/%.*s.png", out, (int)(strrchr(flat, '.') - flat), flat);
+        int in_batch = access(o, F_OK) == 0 ? 0 : 3;
+        char r[1024];
+        snprintf(r, sizeof r, "%s/run.png", dir);
+        int rc_gpu = tu_run((const char *const[]){tu_bin(), "-q", "--backend", "cuda",
+                                                  "--jpeg-codec", "gpu", "invert", path, r, NULL},
+                            NULL, NULL, NULL);
+        int rc_cpu = tu_run(
+            (const char *const[]){tu_bin(), "-q", "--backend", "cpu", "invert", path, r, NULL},
+            NULL, NULL, NULL);
+        ck_assert_msg(rc_cpu == (ok[i] ? 0 : 3), "%s: the CPU's exit %d", names[i], rc_cpu);
+        ck_assert_msg(rc_gpu == rc_cpu, "%s: run on the GPU exits %d, on the CPU %d", names[i],
+                      rc_gpu, rc_cpu);
+        ck_assert_msg(in_batch == rc_cpu, "%s: batch on the GPU %s it, run on the CPU exits %d",
+                      names[i], in_batch ? "failed" : "wrote", rc_cpu);
+    }
+}
+END_TEST
+
+/* One 20000x15000 JPEG among small ones (issue 26): the batch on the
+ * device neither fails nor runs out of device memory; every output is
+ * written with the input's size. */
+START_TEST(huge_among_small)
+{
+    const char *dir = tu_tmpdir();
+    char in[512], out[512], path[1024];
+    snprintf(in, sizeof in, "%s/in", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    gpuimg_image img;
+    enum { W = 20000, H = 15000 };
+    ck_assert_int_eq(gpuimg_image_alloc(&img, W, H, 3), GPUIMG_OK);
+    for (size_t y = 0; y < H; y++) /* smooth bands: a small file, fast to encode */
+        memset(img.data + y * W * 3, (int)(y * 255 / H), (size_t)W * 3);
+    size_t len;
+    uint8_t *jpeg = tj_encode(&img, TJSAMP_420, 0, 75, &len);
+    gpuimg_image_free(&img);
+    snprintf(path, sizeof path, "%s/m_huge.jpg", in);
+    tu_write_file(path, jpeg, len);
+    free(jpeg);
+    for (int i = 0; i < 16; i++) {
+        card(&img, 640 + i, 480, 3);
+        jpeg = tj_encode(&img, TJSAMP_420, 0, 90, &len);
+        snprintf(path, sizeof path, "%s/%c_small%02d.jpg", in, i < 8 ? 'a' : 'z', i);
+        tu_write_file(path, jpeg, len);
+        free(jpeg);
+        gpuimg_image_free(&img);
+    }
+    char *err = NULL;
+    ck_assert_int_eq(tu_run((const char *const[]){tu_bin(), "-q", "--backend", "cuda", "batch", in,
+                                                  out, "blur:sigma=2", NULL},
+                            NULL, NULL, &err),
+                     0);
+    free(err);
+    ck_assert_int_eq(tu_count_entries(out), 17);
+    gpuimg_file_info fi;
+    snprintf(path, sizeof path, "%s/m_huge.jpg", out);
+    ck_assert_int_eq(gpuimg_probe(tu_ctx(), path, &fi), GPUIMG_OK);
+    ck_assert_int_eq(fi.width, W);
+    ck_assert_int_eq(fi.height, H);
+}
+END_TEST
+
 Suite *nvjpeg_suite(void)
 {
     Suite *s = suite_create("nvjpeg");
@@ -631,6 +826,8 @@ Suite *nvjpeg_suite(void)
     tcase_add_test(tc, batched_equals_single);
     tcase_add_test(tc, orientation_on_device);
     tcase_add_test(tc, batch_like_run);
+    tcase_add_test(tc, damaged_agree);
+    tcase_add_test(tc, huge_among_small);
     suite_add_tcase(s, tc);
     return s;
 }

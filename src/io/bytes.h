@@ -27,6 +27,11 @@ static inline uint32_t gpuimg__be32(const uint8_t *p)
     return gpuimg__be16(p) << 16 | gpuimg__be16(p + 2);
 }
 
+static inline uint64_t gpuimg__be64(const uint8_t *p)
+{
+    return (uint64_t)gpuimg__be32(p) << 32 | gpuimg__be32(p + 4);
+}
+
 /* In a byte order known only at run time (TIFF and EXIF: le 1 for "II"). */
 static inline uint32_t gpuimg__get16(const uint8_t *p, int le)
 {

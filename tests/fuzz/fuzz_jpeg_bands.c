@@ -4,8 +4,9 @@
  * 1/8 (a thumbnail's shrink on load): the same verdict, and the size
  * libjpeg-turbo's DCT scaling gives, ceil(side / f). And the marker walk
  * that decides what the GPU's decoder is given (io/jpeg/scan.c, with the
- * metadata parse of gpuimg__jpeg_probe): it reads only the input, and a
- * file it passes that libjpeg-turbo decodes has the shape it said. */
+ * metadata parse of gpuimg__jpeg_probe): it reads only the input, a file
+ * it passes is one libjpeg-turbo decodes without a warning, and with the
+ * shape it said. */
 #include <string.h>
 
 #include "fuzz.h"
@@ -26,6 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     gpuimg__jpeg_file f;
     int eligible = 0;
     if (gpuimg__jpeg_probe(ctx, "fuzz", data, size, &f, &eligible) == GPUIMG_OK && eligible) {
+        /* never a file the CPU refuses: the GPU's decoder would make up
+         * its pixels (the entropy walk, io/jpeg/entropy.c) */
+        FUZZ_CHECK(a == GPUIMG_OK, "the walk passes a file the CPU refuses: %s",
+                   gpuimg_ctx_error(ctx));
         FUZZ_CHECK(a != GPUIMG_OK || (one.width == f.shape.width && one.height == f.shape.height &&
                                       one.channels == f.shape.components),
                    "scan says %dx%dx%d, libjpeg-turbo decodes %dx%dx%d", f.shape.width,

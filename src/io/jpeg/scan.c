@@ -1,38 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* The structure check of gpuimg__jpeg_scan (jpeg/scan.h), over the one
- * segment walk (walk_jpeg.h). nvJPEG's hardware
- * engine decodes what it is given and may not notice that a file was cut
- * short, so the walk checks the whole structure first: a file that would
- * make libjpeg-turbo warn about its end (an error in SPEC §2) never reaches
- * the GPU, and fails on the CPU with libjpeg's message instead. The walk
- * costs one memchr over the entropy-coded data: under a millisecond for a
- * 12-megapixel photograph. */
+ * segment walk (walk_jpeg.h) and the entropy walk (jpeg/entropy.h).
+ * nvJPEG's hardware engine decodes what it is given and does not notice
+ * that a scan's data ends early, so the whole file is checked first: a
+ * file that would make libjpeg-turbo warn (an error in SPEC §2) never
+ * reaches the GPU, and fails on the CPU with libjpeg's message instead.
+ * Only a baseline or extended sequential file with one scan of every
+ * component is walked to its last MCU; a progressive one (whose scans
+ * refine each other) goes to the CPU, which decides. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "io/bytes.h"
+#include "io/jpeg/entropy.h"
 #include "io/jpeg/scan.h"
 #include "io/walk_jpeg.h"
-
-/* The offset just past a scan's entropy-coded data starting at i: the next
- * marker other than a stuffed 0xFF00 or a restart marker; size when none. */
-static size_t skip_entropy(const uint8_t *data, size_t size, size_t i)
-{
-    while (i < size) {
-        const uint8_t *ff = memchr(data + i, 0xFF, size - i);
-        if (!ff)
-            return size;
-        size_t at = (size_t)(ff - data);
-        if (at + 1 >= size)
-            return size;
-        uint8_t m = data[at + 1];
-        if (m == 0x00 || (m >= 0xD0 && m <= 0xD7) || m == 0xFF) {
-            i = at + 1; /* stuffing, a restart, or fill bytes before a marker */
-            continue;
-        }
-        return at;
-    }
-    return size;
-}
 
 /* Whether libjpeg-turbo reads a 3-component file as YCbCr (jdapimin.c's
  * default_decompress_parms): so a JFIF file; else Adobe's transform 1 (0 is
@@ -47,13 +29,61 @@ static int ycbcr(int jfif, int adobe, const uint8_t ids[3])
     return !(ids[0] == 'R' && ids[1] == 'G' && ids[2] == 'B');
 }
 
-int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
+/* The frame's components as SOF gave them. */
+typedef struct frame {
+    int n;
+    uint8_t id[3], h[3], v[3];
+} frame;
+
+/* SOS's body (len bytes) against the frame: the one scan of a sequential
+ * file, every component in the frame's order, all 64 coefficients; 0 for
+ * any other (libjpeg-turbo may read it, or stop: the CPU decides). */
+static int scan_layout(const uint8_t *seg, size_t len, const frame *f, int width, int height,
+                       unsigned interval, gpuimg__scan_layout *out)
 {
-    memset(out, 0, sizeof *out);
-    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8)
+    int ns = len ? seg[0] : 0;
+    if (ns != f->n || len != 4 + 2 * (size_t)ns)
         return 0;
-    int frame = 0, scans = 0, jfif = 0, adobe = -1; /* Adobe's transform, -1: none */
-    uint8_t ids[3] = {0, 0, 0};                     /* the components' identifiers */
+    for (int c = 0; c < ns; c++) {
+        if (seg[1 + 2 * c] != f->id[c])
+            return 0;
+        out->dc_table[c] = seg[2 + 2 * c] >> 4;
+        out->ac_table[c] = seg[2 + 2 * c] & 15;
+    }
+    const uint8_t *tail = seg + 1 + 2 * ns; /* Ss Se Ah:Al */
+    if (tail[0] != 0 || tail[1] != 63 || tail[2] != 0)
+        return 0;
+    int hmax = 1, vmax = 1;
+    for (int c = 0; c < f->n; c++) {
+        hmax = f->h[c] > hmax ? f->h[c] : hmax;
+        vmax = f->v[c] > vmax ? f->v[c] : vmax;
+    }
+    out->restart_interval = interval;
+    if (ns == 1) { /* one block an MCU, over the component's own blocks */
+        out->blocks = 1;
+        out->block_comp[0] = 0;
+        out->mcus_per_row = (uint32_t)(((uint64_t)width * f->h[0] + 8 * hmax - 1) / (8 * hmax));
+        out->mcu_rows = (uint32_t)(((uint64_t)height * f->v[0] + 8 * vmax - 1) / (8 * vmax));
+        return 1;
+    }
+    out->blocks = 0;
+    for (int c = 0; c < ns; c++)
+        for (int k = 0; k < f->h[c] * f->v[c]; k++) {
+            if (out->blocks == GPUIMG__SCAN_BLOCKS)
+                return 0;
+            out->block_comp[out->blocks++] = (uint8_t)c;
+        }
+    out->mcus_per_row = (uint32_t)((width + 8 * hmax - 1) / (8 * hmax));
+    out->mcu_rows = (uint32_t)((height + 8 * vmax - 1) / (8 * vmax));
+    return 1;
+}
+
+static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
+                     gpuimg__huff_tables *tables)
+{
+    int scans = 0, jfif = 0, adobe = -1; /* Adobe's transform, -1: none */
+    frame f = {0};
+    unsigned interval = 0;
     size_t i = 2;
     gpuimg__jpeg_segment s;
     /* 0 from the walk: garbage between segments (libjpeg warns), or a
@@ -61,7 +91,7 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
     while (gpuimg__jpeg_next(data, size, &i, &s)) {
         uint8_t m = s.marker;
         if (m == 0xD9) /* EOI: whole, if it had a frame and a scan */
-            return frame && scans && (out->components == 1 || ycbcr(jfif, adobe, ids));
+            return f.n && scans && (out->components == 1 || ycbcr(jfif, adobe, f.id));
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7))
             continue; /* no length (a restart outside a scan is odd, but harmless) */
         /* libjpeg stops at any other marker it does not know (a second SOI,
@@ -74,9 +104,8 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
         size_t n = s.len;
         if (gpuimg__jpeg_is_sof(m)) {
             /* SOFn: only Huffman baseline, extended and progressive, once */
-            if (frame || (m != 0xC0 && m != 0xC1 && m != 0xC2) || n < 6)
+            if (f.n || (m != 0xC0 && m != 0xC1 && m != 0xC2) || n < 6)
                 return 0;
-            frame = 1;
             out->progressive = m == 0xC2;
             out->height = (int)gpuimg__be16(seg + 1);
             out->width = (int)gpuimg__be16(seg + 3);
@@ -86,26 +115,54 @@ int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
                 out->height > 65500 || (out->components != 1 && out->components != 3) ||
                 n < 6 + 3 * (size_t)out->components)
                 return 0;
+            f.n = out->components;
+            for (int c = 0; c < f.n; c++) {
+                f.id[c] = seg[6 + 3 * c];
+                f.h[c] = seg[7 + 3 * c] >> 4;
+                f.v[c] = seg[7 + 3 * c] & 15;
+                if (f.h[c] < 1 || f.h[c] > 4 || f.v[c] < 1 || f.v[c] > 4)
+                    return 0;
+                for (int k = 0; k < c; k++)
+                    if (f.id[k] == f.id[c])
+                        return 0;
+            }
             out->hs = out->vs = 1;
-            for (int c = 0; c < out->components; c++)
-                ids[c] = seg[6 + 3 * c];
             if (out->components == 3) { /* luma's factors over chroma's, which must be 1 1 */
-                out->hs = seg[7] >> 4;
-                out->vs = seg[7] & 15;
+                out->hs = f.h[0];
+                out->vs = f.v[0];
                 if (seg[10] != 0x11 || seg[13] != 0x11 || !(out->hs == 1 || out->hs == 2) ||
                     !(out->vs == 1 || out->vs == out->hs) || (out->hs == 2 && out->width < 5))
                     return 0;
             }
+        } else if (m == 0xC4) { /* DHT: the tables the scan's codes are read with */
+            if (!gpuimg__huff_define(tables, seg, n))
+                return 0;
+        } else if (m == 0xDD) { /* DRI */
+            if (n != 2)
+                return 0;
+            interval = gpuimg__be16(seg);
         } else if (m == 0xE0 && n >= 14 && memcmp(seg, "JFIF", 5) == 0) { /* as libjpeg looks */
             jfif = 1;
         } else if (m == 0xEE && n >= 12 && memcmp(seg, "Adobe", 5) == 0) {
             adobe = seg[11];
-        } else if (m == 0xDA) { /* SOS, then its entropy-coded data */
-            if (!frame)
+        } else if (m == 0xDA) { /* SOS, then its entropy-coded data walked */
+            gpuimg__scan_layout layout;
+            if (!f.n || out->progressive || scans++ ||
+                !scan_layout(seg, n, &f, out->width, out->height, interval, &layout) ||
+                !(i = gpuimg__jpeg_walk_scan(data, size, i, tables, &layout)))
                 return 0;
-            scans++;
-            i = skip_entropy(data, size, i);
         }
     }
     return 0; /* no EOI: the file was cut */
+}
+
+int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size < 4 || data[0] != 0xFF || data[1] != 0xD8)
+        return 0;
+    gpuimg__huff_tables *tables = gpuimg__huff_tables_new();
+    int whole = tables && scan_file(data, size, out, tables);
+    free(tables);
+    return whole;
 }

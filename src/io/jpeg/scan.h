@@ -17,18 +17,18 @@ typedef struct gpuimg__jpeg_shape {
 } gpuimg__jpeg_shape;
 
 /* 1 when the file is one the GPU's decoder may be given: Huffman-coded,
- * sequential or progressive (SOF0, SOF1, SOF2), 8 bits, at most 65500
- * pixels a side, 1 component or 3 that libjpeg-turbo reads as YCbCr (not
- * RGB by Adobe's marker or R G B identifiers) at 4:4:4, 4:2:2 or 4:2:0 (the device
- * upsamples those exactly as libjpeg-turbo does; a subsampled image at
- * least 5 pixels wide, where libjpeg-turbo's upsampling is its smooth
- * one), a size, and every segment and every
- * scan's entropy-coded data whole, ending in EOI, with no marker libjpeg
- * refuses. 0 for anything else (CMYK, 12 bits, arithmetic coding, a
- * truncated or damaged structure; damage inside the entropy-coded data is
- * not seen here):
- * the CPU decoder takes those and says what is wrong. Reads only the
- * size bytes at data. */
+ * sequential (SOF0, SOF1) with one scan of every component, 8 bits, at
+ * most 65500 pixels a side, 1 component or 3 that libjpeg-turbo reads as
+ * YCbCr (not RGB by Adobe's marker or R G B identifiers) at 4:4:4, 4:2:2 or
+ * 4:2:0 (the device upsamples those exactly as libjpeg-turbo does; a
+ * subsampled image at least 5 pixels wide, where libjpeg-turbo's
+ * upsampling is its smooth one), a size, every segment whole, and the
+ * scan's entropy-coded data walked to its last MCU as libjpeg-turbo reads
+ * it (jpeg/entropy.h), ending in EOI, with no marker libjpeg refuses. 0
+ * for anything else (progressive, CMYK, 12 bits, arithmetic coding, a
+ * truncated or damaged file): the CPU decoder takes those, and says what
+ * is wrong. shape is filled as far as the header goes, eligible or not
+ * (progressive says so). Reads only the size bytes at data. */
 int gpuimg__jpeg_scan(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out);
 
 #endif
