@@ -744,11 +744,13 @@ START_TEST(damaged_agree)
         free(data);
         failed += !ok[i];
     }
-    ck_assert_int_eq(
+    char *err = NULL;
+    int rc =
         tu_run((const char *const[]){tu_bin(), "-q", "--backend", "cuda", "--jpeg-codec", "gpu",
                                      "batch", in, out, "--format", "png", "invert", NULL},
-               NULL, NULL, NULL),
-        failed ? 1 : 0);
+               NULL, NULL, &err);
+    ck_assert_msg(rc == (failed ? 1 : 0), "batch exits %d: %.300s", rc, err);
+    free(err);
     for (int i = 0; i < n; i++) {
         snprintf(flat, sizeof flat, "%.127s", names[i]);
         for (char *c = flat; *c; c++)

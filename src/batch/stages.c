@@ -9,6 +9,7 @@
 
 #include "batch/batch.h"
 #include "core/host_buffers.h"
+#include "core/trace.h"
 #include "io/io.h"
 #include "io/metadata.h"
 
@@ -38,12 +39,16 @@ static gpuimg_status read_for_device(gpuimg_ctx *ctx, batch *b, const char *inpu
 {
     uint8_t *data;
     size_t size;
+    double t0 = gpuimg__now_ms();
     gpuimg_status st = read_admitted(ctx, b, input, it, &data, &size);
+    t0 = gpuimg__trace_since("read", t0);
     if (st != GPUIMG_OK)
         return st;
     int on_device = 0;
-    if ((st = gpuimg__route_decode(ctx, atomic_load(&b->device_jpeg), input, data, size, &it->jf,
-                                   &on_device)) != GPUIMG_OK)
+    st = gpuimg__route_decode(ctx, atomic_load(&b->device_jpeg), input, data, size, &it->jf,
+                              &on_device);
+    gpuimg__trace_since("structure walk", t0);
+    if (st != GPUIMG_OK)
         free(data);
     else if (on_device) {
         it->bytes = data;
@@ -64,7 +69,9 @@ void *gpuimg__decode_worker(void *arg)
             break;
         if (b->plan.skip[i]) /* reported as skipped before the start */
             continue;
+        double t0 = gpuimg__now_ms();
         gpuimg__gate_enter(b);
+        gpuimg__trace_since("wait: gate", t0);
         if (gpuimg__batch_stopping(b)) { /* it may have come while this thread waited */
             gpuimg__gate_leave(b, NULL);
             break;
@@ -83,7 +90,9 @@ void *gpuimg__decode_worker(void *arg)
             gpuimg__gate_leave(b, it);
             break;
         }
+        t0 = gpuimg__now_ms();
         gpuimg__queue_push(&b->to_device, it);
+        gpuimg__trace_since("wait: queue full", t0);
     }
     gpuimg__queue_producer_done(&b->to_device);
     return NULL;
@@ -236,13 +245,16 @@ void *gpuimg__device_worker(void *arg)
                       gpuimg__backend(w->ctx, &be) == GPUIMG_OK &&
                       gpuimg__jpeg_device(w->ctx, be) == 1;
     item *it;
+    double t0 = gpuimg__now_ms();
     while ((it = gpuimg__queue_pop(&b->to_device)) != NULL) {
+        gpuimg__trace_since("wait: queue empty", t0);
         item *group[JPEG_BATCH] = {it};
         int m = 1;
         while (it->bytes && m < JPEG_BATCH &&
                (group[m] = gpuimg__queue_take(&b->to_device, 0)) != NULL)
             m++;
         run_group(w, jpeg_device, group, m);
+        t0 = gpuimg__now_ms();
     }
     return NULL;
 }
@@ -310,7 +322,9 @@ static void encode_job(gpuimg_task *task)
     if (!e) {
         gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
     } else {
+        double t0 = gpuimg__now_ms();
         save_item(b, e, it);
+        gpuimg__trace_since("write", t0);
         encoder_give(b, e);
     }
     gpuimg__gate_leave(b, it); /* frees the item, and with it this task */

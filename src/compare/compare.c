@@ -245,7 +245,7 @@ static gpuimg_status ssim(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuimg_i
     if (st == GPUIMG_OK) {
         double t0 = gpuimg__now_ms(), sum = 0;
         st = be->ops->ssim(be, &pa, &pb, ignore ? pm.plane[0] : NULL, &sum);
-        ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+        gpuimg__stage_done(ctx, GPUIMG_STAGE_KERNELS, t0);
         if (st != GPUIMG_OK)
             gpuimg__backend_fail(ctx, st, "ssim");
         out->has_ssim = st == GPUIMG_OK;
@@ -297,7 +297,7 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
                          {a->channels, fuzz8, max_delta}};
         double t0 = gpuimg__now_ms();
         st = classify(ctx, &p, out);
-        ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+        gpuimg__stage_done(ctx, GPUIMG_STAGE_KERNELS, t0);
     }
     gpuimg_image_free(&a8);
     gpuimg_image_free(&b8);

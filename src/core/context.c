@@ -12,6 +12,7 @@
 #include "core/host_buffers.h"
 #include "core/internal.h"
 #include "core/pool.h"
+#include "core/trace.h"
 #include "core/utf8.h"
 
 /* A backend being opened on another thread (gpuimg_ctx_expect). The thread
@@ -336,6 +337,13 @@ void gpuimg__warn_once(gpuimg_ctx *ctx, int *flag, const char *fmt, ...)
     va_end(ap);
 }
 
+void gpuimg__stage_done(gpuimg_ctx *ctx, gpuimg_stage stage, double t0)
+{
+    double t1 = gpuimg__now_ms();
+    ctx->stage_ms[stage] += t1 - t0;
+    gpuimg__trace(gpuimg_stage_name(stage), t0, t1);
+}
+
 double gpuimg__now_ms(void)
 {
     struct timespec ts;
@@ -356,6 +364,7 @@ static gpuimg_status adopt(gpuimg_ctx *ctx, const gpuimg_backend_ops *ops, gpuim
                            gpuimg_backend *be, double ms, const char *msg)
 {
     ctx->stage_ms[GPUIMG_STAGE_INIT] += ms;
+    gpuimg__trace("init (device)", gpuimg__now_ms() - ms, gpuimg__now_ms());
     ctx->backend = st == GPUIMG_OK ? be : NULL;
     if (ctx->backend && ops == &gpuimg__cpu_backend) /* it computes on the context's threads */
         ctx->backend->pool = gpuimg__ctx_pool(ctx);

@@ -123,6 +123,10 @@ void gpuimg__input_release(gpuimg_ctx *ctx, const uint8_t *data);
 /* Whether a format holds 16-bit values (PNG, PPM/PGM, TIFF). */
 int gpuimg__format_holds_16(gpuimg_format format);
 
+/* A stage that began at t0 (gpuimg__now_ms) ended now: its time added to
+ * the context's (--time) and put on the timeline (trace.h). */
+void gpuimg__stage_done(gpuimg_ctx *ctx, gpuimg_stage stage, double t0);
+
 /* The backend, opened on first use; "auto" falls back to the CPU with a warning. */
 gpuimg_status gpuimg__backend(gpuimg_ctx *ctx, gpuimg_backend **out);
 /* The same, for work one core would do in about cpu_ns nanoseconds: "auto"

@@ -23,7 +23,7 @@ gpuimg_status gpuimg__upload(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg_i
     if (st == GPUIMG_OK && (st = be->ops->upload(be, packed, planes)) != GPUIMG_OK)
         be->ops->planes_free(be, planes);
     gpuimg_image_free(&copy);
-    ctx->stage_ms[GPUIMG_STAGE_UPLOAD] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_UPLOAD, t0);
     return st == GPUIMG_OK ? st : gpuimg__backend_fail(ctx, st, "upload");
 }
 
@@ -39,6 +39,6 @@ gpuimg_status gpuimg__download(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg
         gpuimg_image_free(out);
         gpuimg__backend_fail(ctx, st, "download");
     }
-    ctx->stage_ms[GPUIMG_STAGE_DOWNLOAD] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_DOWNLOAD, t0);
     return st;
 }

@@ -192,7 +192,7 @@ static gpuimg_status load_bytes(gpuimg_ctx *ctx, const uint8_t *data, size_t siz
      * says its error alone (SPEC §1) */
     if (st == GPUIMG_OK)
         gpuimg__metadata_tell(ctx, name, &notes);
-    ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_DECODE, t0);
     return st;
 }
 
@@ -239,7 +239,7 @@ static gpuimg_status read_opened(gpuimg_ctx *ctx, FILE *f, const char *name, con
         expect = (size_t)sb->st_size;
     double t0 = gpuimg__now_ms();
     gpuimg_status st = read_stream(ctx, f, name, expect, out, out_size);
-    ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_DECODE, t0);
     return st;
 }
 
@@ -341,13 +341,13 @@ static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdou
         st = encode(ctx, stdout, name, format, img);
         if (st == GPUIMG_OK && fflush(stdout) != 0)
             st = gpuimg__fail_errno(ctx, name);
-        ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+        gpuimg__stage_done(ctx, GPUIMG_STAGE_ENCODE, t0);
         return st;
     }
 
     struct encoding e = {path, format, img};
     st = gpuimg__write_atomic(ctx, path, write_encoded, &e);
-    ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_ENCODE, t0);
     return st;
 }
 

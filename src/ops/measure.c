@@ -75,7 +75,7 @@ static gpuimg_status measure(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_hi
     st = be->ops->histogram(be, &p, hist);
     if (st == GPUIMG_OK && stats)
         gpuimg__stats_from_histogram(hist, (uint64_t)img->width * (uint64_t)img->height, stats);
-    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_KERNELS, t0);
     be->ops->planes_free(be, &p);
     if (st != GPUIMG_OK || hist == &own)
         gpuimg_histogram_free(hist);

@@ -66,7 +66,7 @@ int gpuimg__jpeg_device(gpuimg_ctx *ctx, gpuimg_backend *be)
     /* the first call sets nvJPEG up (0.6-0.8 s on an H100): --time's init */
     double t0 = gpuimg__now_ms();
     int ready = be->ops->jpeg_ready(be, why, sizeof why);
-    ctx->stage_ms[GPUIMG_STAGE_INIT] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_INIT, t0);
     if (ready)
         return 1;
     if (ctx->cfg.jpeg_codec == GPUIMG_JPEG_GPU) {
@@ -139,6 +139,6 @@ gpuimg_status gpuimg__jpeg_decode(gpuimg_ctx *ctx, gpuimg_backend *be, int n,
     free(data);
     free(size);
     free(dst);
-    ctx->stage_ms[GPUIMG_STAGE_DECODE] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_DECODE, t0);
     return st;
 }

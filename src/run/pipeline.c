@@ -83,7 +83,7 @@ gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
         gpuimg__backend_fail(ctx, st, "kernels");
     if (!ctx->reuse_memory && be->ops->trim) /* the steps' spare planes: not for the download */
         be->ops->trim(be);
-    ctx->stage_ms[GPUIMG_STAGE_KERNELS] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_KERNELS, t0);
     return st;
 }
 
@@ -173,7 +173,7 @@ gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_
         out->image.width = cur->width;
         out->image.height = cur->height;
         out->image.channels = c;
-        ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+        gpuimg__stage_done(ctx, GPUIMG_STAGE_ENCODE, t0);
     } else if (st == GPUIMG_OK) {
         st = gpuimg__download(ctx, be, cur, &out->image);
     }

@@ -399,7 +399,7 @@ gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const u
     } else if (checked || (st = gpuimg_check_output(ctx, path, NULL)) == GPUIMG_OK) {
         st = gpuimg__write_atomic(ctx, path, write_jpeg_bytes, &b);
     }
-    ctx->stage_ms[GPUIMG_STAGE_ENCODE] += gpuimg__now_ms() - t0;
+    gpuimg__stage_done(ctx, GPUIMG_STAGE_ENCODE, t0);
     return st;
 }
 

@@ -32,8 +32,25 @@ static int ycbcr(int jfif, int adobe, const uint8_t ids[3])
 /* The frame's components as SOF gave them. */
 typedef struct frame {
     int n;
-    uint8_t id[3], h[3], v[3];
+    uint8_t id[3], h[3], v[3], tq[3];
 } frame;
+
+/* DQT's body (len bytes) as libjpeg's get_dqt reads it: the tables it
+ * defines marked in *defined (bit i: table i); 0 where libjpeg stops, or
+ * for a table cut short (which it pads). */
+static int quant_define(const uint8_t *seg, size_t len, unsigned *defined)
+{
+    while (len > 0) {
+        int n = seg[0] & 15, bytes = seg[0] >> 4 ? 2 : 1;
+        size_t need = 1 + 64 * (size_t)bytes;
+        if (n > 3 || len < need)
+            return 0;
+        *defined |= 1u << n;
+        seg += need;
+        len -= need;
+    }
+    return 1;
+}
 
 /* SOS's body (len bytes) against the frame: the one scan of a sequential
  * file, every component in the frame's order, all 64 coefficients; 0 for
@@ -83,7 +100,7 @@ static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
 {
     int scans = 0, jfif = 0, adobe = -1; /* Adobe's transform, -1: none */
     frame f = {0};
-    unsigned interval = 0;
+    unsigned interval = 0, quant = 0; /* DRI's interval; the DQT tables defined */
     size_t i = 2;
     gpuimg__jpeg_segment s;
     /* 0 from the walk: garbage between segments (libjpeg warns), or a
@@ -110,17 +127,19 @@ static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
             out->height = (int)gpuimg__be16(seg + 1);
             out->width = (int)gpuimg__be16(seg + 3);
             out->components = seg[5];
-            /* libjpeg's side limit (JPEG_MAX_DIMENSION) is the CPU's too */
+            /* libjpeg's side limit (JPEG_MAX_DIMENSION) is the CPU's too,
+             * and its length must be exactly the components' */
             if (seg[0] != 8 || out->width == 0 || out->height == 0 || out->width > 65500 ||
                 out->height > 65500 || (out->components != 1 && out->components != 3) ||
-                n < 6 + 3 * (size_t)out->components)
+                n != 6 + 3 * (size_t)out->components)
                 return 0;
             f.n = out->components;
             for (int c = 0; c < f.n; c++) {
                 f.id[c] = seg[6 + 3 * c];
                 f.h[c] = seg[7 + 3 * c] >> 4;
                 f.v[c] = seg[7 + 3 * c] & 15;
-                if (f.h[c] < 1 || f.h[c] > 4 || f.v[c] < 1 || f.v[c] > 4)
+                f.tq[c] = seg[8 + 3 * c];
+                if (f.h[c] < 1 || f.h[c] > 4 || f.v[c] < 1 || f.v[c] > 4 || f.tq[c] > 3)
                     return 0;
                 for (int k = 0; k < c; k++)
                     if (f.id[k] == f.id[c])
@@ -137,16 +156,24 @@ static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
         } else if (m == 0xC4) { /* DHT: the tables the scan's codes are read with */
             if (!gpuimg__huff_define(tables, seg, n))
                 return 0;
+        } else if (m == 0xDB) { /* DQT: the scan's components must find theirs */
+            if (!quant_define(seg, n, &quant))
+                return 0;
         } else if (m == 0xDD) { /* DRI */
             if (n != 2)
                 return 0;
             interval = gpuimg__be16(seg);
         } else if (m == 0xE0 && n >= 14 && memcmp(seg, "JFIF", 5) == 0) { /* as libjpeg looks */
             jfif = 1;
+            if (seg[5] != 1) /* "unknown JFIF revision number": a warning */
+                return 0;
         } else if (m == 0xEE && n >= 12 && memcmp(seg, "Adobe", 5) == 0) {
             adobe = seg[11];
         } else if (m == 0xDA) { /* SOS, then its entropy-coded data walked */
             gpuimg__scan_layout layout;
+            for (int c = 0; c < f.n; c++)
+                if (!(quant >> f.tq[c] & 1)) /* libjpeg: "quantization table not defined" */
+                    return 0;
             if (!f.n || out->progressive || scans++ ||
                 !scan_layout(seg, n, &f, out->width, out->height, interval, &layout) ||
                 !(i = gpuimg__jpeg_walk_scan(data, size, i, tables, &layout)))
