@@ -1,12 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Issue 26 on the GPU machine: `batch` against its anchors and its ceiling,
-# one run, the same files. PART probe: gpuimg's batch of 100 and 400
-# photographs with --time and a timeline (GPUIMG_TRACE), nvJPEG's batched
-# decode rate through torchvision on the same files, one 8K PNG on each
-# backend. PART table: the issue's table (OpenCV 16-process pool,
-# torchvision's GPU pipeline, 100/400/2000 photographs, PNG, peak memory).
-# DIR (devrun) holds gpuimg and photo.jpg.
+# the same files, one run. DIR (devrun) holds gpuimg and photo.jpg.
+#   table:   100/400/2000 photographs of 4000x3000, blur:sigma=2, against
+#            the OpenCV 16-process pool and torchvision's GPU pipeline;
+#            nvJPEG's batched decode rate (torchvision) on the same files;
+#            one 8K PNG on each backend; 100 PNG photographs at level 6;
+#            peak memory; a timeline of the 400 (GPUIMG_TRACE).
+#   devices: every GPU against the first alone, 400 of 4000x3000 and 120
+#            of 2000x1500, twice each, and their timelines.
 # Usage: bench/batch_device.sh DIR PART...
 set -uo pipefail
 DIR=${1:?usage: batch_device.sh DIR PART...}
@@ -15,49 +17,59 @@ G=$PWD/$DIR/gpuimg
 OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 W=/tmp/b26
 M="python3 bench/measure.py"
-photos() { # N FMT [W H]: $W/$2$1, made once
-    [ -d $W/$2$1 ] || python3 bench/make_photos.py $DIR/photo.jpg $W/$2$1 "$@"
+photos() { # NAME N FMT [W H]: $W/NAME, made once
+    local name=$1; shift
+    [ -d $W/$name ] || python3 bench/make_photos.py $DIR/photo.jpg $W/$name "$@"
+}
+links() { # NAME FROM COPIES: hard links (batch reads no symbolic link)
+    [ -d $W/$1 ] && return
+    mkdir -p $W/$1
+    for k in $(seq 1 $3); do for f in $W/$2/*; do ln "$f" "$W/$1/$k-$(basename "$f")"; done; done
 }
 echo "=== $(nvidia-smi --query-gpu=name --format=csv,noheader | tr '\n' ' '), nproc $(nproc)"
 mkdir -p $W
-photos 400 jpg
-mkdir -p $W/jpg100 && ls $W/jpg400 | head -100 | xargs -I{} ln -f $W/jpg400/{} $W/jpg100/{}
+photos jpg400 400 jpg
+[ -d $W/jpg100 ] || { mkdir -p $W/jpg100; ls $W/jpg400 | head -100 | xargs -I{} ln $W/jpg400/{} $W/jpg100/{}; }
 for PART in "$@"; do
 case $PART in
-probe)
-    for n in 100 400; do
-        GPUIMG_TRACE=$OUT/trace_jpg$n.json $G --time batch $W/jpg$n $W/o$n blur:sigma=2 2>&1 | tail -3
-        rm -rf $W/o$n
-    done
-    $M gpuimg-jpg400 $G -q batch $W/jpg400 $W/o400 blur:sigma=2
-    rm -rf $W/o400
-    python3 bench/torchvision_decode_rate.py $W/jpg400 32
-    python3 bench/torchvision_decode_rate.py $W/jpg400 8
-    if command -v nsys > /dev/null; then # the device's side: API calls and kernels
-        timeout 200 nsys profile -o $W/nsys400 -t cuda,osrt --force-overwrite true \
-            $G -q batch $W/jpg400 $W/o400n blur:sigma=2 > /dev/null 2>&1
-        timeout 200 nsys stats -q --report cuda_api_sum,cuda_gpu_kern_sum $W/nsys400.nsys-rep \
-            2>&1 | head -60 > $OUT/nsys400.txt
-        rm -rf $W/o400n
-    fi
+table)
     [ -f $W/8k.png ] || python3 bench/make_8k_pair.py $DIR/photo.jpg $W/8k.png $W/8k_b.png
-    for be in cpu cuda; do
-        GPUIMG_TRACE=$OUT/trace_8k_$be.json $G --time --backend $be blur $W/8k.png $W/8k_$be.png 2>&1 | tail -1
+    for be in cpu cuda cpu cuda; do
         python3 bench/wall.py 8k-png-$be 3 $G -q --backend $be blur $W/8k.png $W/8k_$be.png
     done
-    ;;
-devices) # every GPU against the first alone, and the timeline of each
-    for n in 100 400; do
-        for d in 0 all; do
-            GPUIMG_TRACE=$OUT/trace_jpg${n}_dev$d.json $G --time batch --devices $d $W/jpg$n \
-                $W/od blur:sigma=2 2>&1 | tail -2
-            rm -rf $W/od
-        done
+    GPUIMG_TRACE=$OUT/trace_8k_cuda.json $G --time --backend cuda blur $W/8k.png $W/8k_g.png 2>&1 | tail -1
+    python3 bench/wall.py 8k-png-auto 3 $G -q blur $W/8k.png $W/8k_a.png
+    links jpg2000 jpg400 5
+    photos png100 100 png
+    echo "=== runs: label wall_s peak_rss_mib exit"
+    for n in 100 400 2000; do
+        $M gpuimg-jpg$n $G -q batch $W/jpg$n $W/o blur:sigma=2; rm -rf $W/o
+        $M opencv16-jpg$n python3 bench/opencv_batch.py $W/jpg$n $W/o 16; rm -rf $W/o
     done
-    photos 120 jpg 2000 1500
+    $M torchvision-jpg400 python3 bench/torchvision_batch.py $W/jpg400 $W/o; rm -rf $W/o
+    $M torchvision-jpg100 python3 bench/torchvision_batch.py $W/jpg100 $W/o; rm -rf $W/o
+    $M gpuimg-jpg400-again $G -q batch $W/jpg400 $W/o blur:sigma=2; rm -rf $W/o
+    $M gpuimg-jpg100-again $G -q batch $W/jpg100 $W/o blur:sigma=2; rm -rf $W/o
+    GPUIMG_TRACE=$OUT/trace_jpg400.json $G --time batch $W/jpg400 $W/o blur:sigma=2 2>&1 | tail -2
+    rm -rf $W/o
+    python3 bench/torchvision_decode_rate.py $W/jpg400 32
+    $M gpuimg-png100 $G -q batch $W/png100 $W/o blur:sigma=2; rm -rf $W/o
+    $M opencv16-png100 python3 bench/opencv_batch.py $W/png100 $W/o 16; rm -rf $W/o
+    ;;
+devices)
+    photos jpg120 120 jpg 2000 1500
+    echo "=== runs: label wall_s peak_rss_mib exit"
     for d in 0 all 0 all; do
-        $M jpg120-2000x1500-dev$d $G -q batch --devices $d $W/jpg120 $W/od blur:sigma=2
-        rm -rf $W/od
+        $M jpg400-dev$d $G -q batch --devices $d $W/jpg400 $W/o blur:sigma=2; rm -rf $W/o
+        $M jpg120-2000x1500-dev$d $G -q batch --devices $d $W/jpg120 $W/o blur:sigma=2; rm -rf $W/o
+    done
+    for d in 0 all; do
+        GPUIMG_TRACE=$OUT/trace400_dev$d.json $G --time batch --devices $d $W/jpg400 $W/o \
+            blur:sigma=2 2>&1 | tail -2
+        rm -rf $W/o
+        GPUIMG_TRACE=$OUT/trace120_dev$d.json $G --time batch --devices $d $W/jpg120 $W/o \
+            blur:sigma=2 2>&1 | tail -2
+        rm -rf $W/o
     done
     ;;
 esac

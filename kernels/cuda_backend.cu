@@ -7,11 +7,13 @@
 // that poisons the context (an illegal address, a launch failure) is sticky:
 // the backend then refuses further work and says why. GPUIMG_SYNC=1
 // synchronizes after every launch, to pin an asynchronous error to its kernel.
+#include <atomic>
 #include <new>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
 #include "device.cuh"
 #include "jpeg_codec.h"
 #include "kernels.h"
@@ -54,12 +56,14 @@ struct CudaBackend {
     void *h_axes = nullptr;
     size_t h_axes_size = 0;
     cudaEvent_t axes_copied = nullptr; // h_axes may be rewritten once this fired
-    // Freed plane blocks kept for the next image: a batch of same-sized
-    // images then allocates nothing, and no cudaFree (which waits for the
-    // whole device, every other stream's work included) runs per image.
-    static constexpr int SPARE_BLOCKS = 4;
-    void *spare[SPARE_BLOCKS] = {};
-    size_t spare_bytes[SPARE_BLOCKS] = {};
+    // Planes come from the device's stream-ordered pool (cudaMallocAsync on
+    // this backend's stream), which keeps what is freed for the next image
+    // (cuda_open lifts its release threshold): no cudaMalloc per image, and
+    // no cudaFree, which waits for the whole device, every other stream's
+    // work included. (Four kept blocks per backend did that before: a
+    // batch's group of eight JPEGs freed four blocks with cudaFree each
+    // round, stalling every worker's decodes and encodes.)
+    cudaMemPool_t pool = nullptr;
     // nvJPEG, set up on the first JPEG (jpeg_codec.cu); jpeg_why says why
     // not when that failed.
     GpuJpeg *jpeg = nullptr;
@@ -76,6 +80,9 @@ constexpr size_t PLANE_ALIGN = 256; // keeps every plane aligned for vector acce
 // each of a batch's backends, on GPUs of different sizes, sizes its own
 // launches; the launchers read it without a backend at hand.
 thread_local int t_grid_limit = 1024;
+
+// Set once a backend opened: the CLI then leaves without CUDA's teardown.
+std::atomic<int> g_cuda_used{0};
 
 CudaBackend *cuda(gpuimg_backend *be)
 {
@@ -214,8 +221,6 @@ void cuda_close(gpuimg_backend *be)
     // Teardown errors cannot be reported any more; the process is leaving
     // the backend either way.
     gpuimg__gpujpeg_destroy(cb->jpeg);
-    for (void *block : cb->spare)
-        cudaFree(block);
     cudaFree(cb->d_scratch);
     cudaFree(cb->d_interleaved);
     cudaFree(cb->d_counts);
@@ -273,23 +278,16 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
         return st;
     void *base = nullptr;
     size_t bytes = plane_pitch(w, h, depth) * c;
-    for (int i = 0; i < CudaBackend::SPARE_BLOCKS && !base; i++)
-        if (cb->spare[i] && cb->spare_bytes[i] == bytes) {
-            base = cb->spare[i];
-            cb->spare[i] = nullptr;
-        }
-    if (!base) {
-        cudaError_t err = cudaMalloc(&base, bytes);
-        if (err == cudaErrorMemoryAllocation) { // the spares may be what fills the device
-            cudaGetLastError();
-            for (void *&spare : cb->spare) {
-                cudaFree(spare);
-                spare = nullptr;
-            }
-            err = cudaMalloc(&base, bytes);
-        }
-        TRY(cb, "cudaMalloc (planes)", err);
+    cudaError_t err = cudaMallocAsync(&base, bytes, cb->stream);
+    if (err == cudaErrorMemoryAllocation) {
+        // what the pool keeps may be what fills the device: once every
+        // stream's frees have completed, it gives the rest back
+        cudaGetLastError();
+        if ((err = cudaDeviceSynchronize()) == cudaSuccess &&
+            (err = cudaMemPoolTrimTo(cb->pool, 0)) == cudaSuccess)
+            err = cudaMallocAsync(&base, bytes, cb->stream);
     }
+    TRY(cb, "cudaMallocAsync (planes)", err);
     p->width = w;
     p->height = h;
     p->channels = c;
@@ -302,14 +300,10 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
 void cuda_planes_free(gpuimg_backend *be, gpuimg_planes *p)
 {
     CudaBackend *cb = cuda(be);
-    void *base = p->plane[0];
-    for (int i = 0; i < CudaBackend::SPARE_BLOCKS && base; i++)
-        if (!cb->spare[i]) {
-            cb->spare[i] = base;
-            cb->spare_bytes[i] = plane_pitch(p->width, p->height, p->depth) * p->channels;
-            base = nullptr;
-        }
-    cudaFree(base); // an error here would be a sticky one, reported by the next call
+    // ordered after the stream's work on them; another stream's allocation
+    // reuses the block only once this free has run (the pool's rules)
+    if (p->plane[0])
+        cudaFreeAsync(p->plane[0], cb->stream); // an error would be sticky: the next call says
     memset(p, 0, sizeof *p);
 }
 
@@ -943,24 +937,42 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
     const char *sync = getenv("GPUIMG_SYNC");
     cb->sync_launches = sync && strcmp(sync, "1") == 0;
     // cudaFree(0) creates the context now, so its cost shows as "init".
-    if ((err = cudaSetDevice(device)) != cudaSuccess || (err = cudaFree(0)) != cudaSuccess ||
-        (err = cudaGetDeviceProperties(&cb->prop, device)) != cudaSuccess ||
-        (err = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking)) != cudaSuccess ||
-        (err = cudaMalloc(&cb->d_counts, SMALL_COUNTS * sizeof(unsigned long long))) !=
-            cudaSuccess ||
-        (err = cudaMalloc(&cb->d_ssim, sizeof(double))) != cudaSuccess ||
-        (err = cudaMalloc(&cb->d_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float))) !=
-            cudaSuccess ||
-        (err = cudaHostAlloc(&cb->h_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float), 0)) !=
-            cudaSuccess ||
-        (err = cudaEventCreateWithFlags(&cb->weights_copied, cudaEventDisableTiming)) !=
-            cudaSuccess ||
-        (err = cudaEventRecord(cb->weights_copied, cb->stream)) != cudaSuccess) {
+    double t0 = gpuimg__trace_now();
+    bool ok = (err = cudaSetDevice(device)) == cudaSuccess && (err = cudaFree(0)) == cudaSuccess;
+    if (ok)
+        t0 = gpuimg__trace_since("CUDA context", t0);
+    ok = ok && (err = cudaGetDeviceProperties(&cb->prop, device)) == cudaSuccess &&
+         (err = cudaStreamCreateWithFlags(&cb->stream, cudaStreamNonBlocking)) == cudaSuccess &&
+         (err = cudaMalloc(&cb->d_counts, SMALL_COUNTS * sizeof(unsigned long long))) ==
+             cudaSuccess &&
+         (err = cudaMalloc(&cb->d_ssim, sizeof(double))) == cudaSuccess &&
+         (err = cudaMalloc(&cb->d_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float))) ==
+             cudaSuccess &&
+         (err = cudaHostAlloc(&cb->h_weights, GPUIMG_CUDA_MAX_WEIGHTS * sizeof(float), 0)) ==
+             cudaSuccess &&
+         (err = cudaEventCreateWithFlags(&cb->weights_copied, cudaEventDisableTiming)) ==
+             cudaSuccess &&
+         (err = cudaEventRecord(cb->weights_copied, cb->stream)) == cudaSuccess;
+    if (err != cudaSuccess) {
         snprintf(msg, msglen, "CUDA device %d unusable: %s", device, cudaGetErrorString(err));
         cudaGetLastError();
         cuda_close(&cb->base);
         return GPUIMG_ERR_NO_DEVICE;
     }
+    // The device's pool keeps freed planes for the next image (its default
+    // threshold gives them back at every synchronization).
+    uint64_t keep = UINT64_MAX;
+    if ((err = cudaDeviceGetDefaultMemPool(&cb->pool, device)) != cudaSuccess ||
+        (err = cudaMemPoolSetAttribute(cb->pool, cudaMemPoolAttrReleaseThreshold, &keep)) !=
+            cudaSuccess) {
+        snprintf(msg, msglen, "CUDA device %d: no memory pool: %s", device,
+                 cudaGetErrorString(err));
+        cudaGetLastError();
+        cuda_close(&cb->base);
+        return GPUIMG_ERR_NO_DEVICE;
+    }
+    gpuimg__trace_since("CUDA backend set-up", t0);
+    g_cuda_used.store(1);
     cb->counts_size = SMALL_COUNTS * sizeof(unsigned long long);
     cb->grid_limit = cb->prop.multiProcessorCount * 8;
     *out = &cb->base;
@@ -1001,6 +1013,21 @@ int gpuimg__device_shared_optin(void)
         return 0;
     }
     return v;
+}
+
+extern "C" int gpuimg__cuda_used(void)
+{
+    return g_cuda_used.load();
+}
+
+extern "C" int gpuimg__cuda_device_count(void)
+{
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
 }
 
 extern "C" const gpuimg_backend_ops *gpuimg__cuda_backend(void)

@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
 #include "jpeg_codec.h"
 #include "kernels.h"
 #include "nvjpeg_api.h"
@@ -43,11 +44,14 @@
 // nvJPEG's library handles, per device for the whole process: the engine's
 // (which also encodes), and the CUDA decoder's, made at its first file (or
 // first, on a GPU without the engine). A handle is thread-safe (its states
-// are not), and on an H100 each takes 0.28 s to make and a worker's engine
-// state 0.1 s (its first 0.35 s), so a batch's workers share the handles and
-// keep only states of their own. Never destroyed: the process's end takes
-// them, and destroying them then races the driver's own teardown
-// (torchcodec leaks its decoders for the same reason).
+// are not), and on an H100 each takes 0.28 s to make, and a state about
+// 0.25 s, the driver making them one at a time (GPUIMG_TRACE's timeline of
+// a batch on two H100s: eight workers' states took 2 s), so a batch's
+// workers share the handles, make only the states they use (a decoding
+// worker the engine's, a finishing worker the encoder's), and give their
+// codec back to a per-device cache when they close. Never destroyed: the
+// process's end takes them, and destroying them then races the driver's
+// own teardown (torchcodec leaks its decoders for the same reason).
 struct Handles {
     bool made = false, sw_made = false;
     nvjpegStatus_t status = NVJPEG_STATUS_SUCCESS; // of the first handle made
@@ -56,7 +60,10 @@ struct Handles {
 
 struct GpuJpeg {
     const NvjpegApi *api = nullptr;
-    nvjpegHandle_t hw = nullptr; // the hardware engine's (shared); null without one
+    int device = 0;
+    GpuJpeg *next_idle = nullptr; // in its device's cache of idle codecs
+    bool dec_tried = false;       // the engine's state, made at the first decode
+    nvjpegHandle_t hw = nullptr;  // the hardware engine's (shared); null without one
     nvjpegJpegState_t hw_state = nullptr;
     int hw_batch = 0; // the batch size and format hw_state is initialized for
     nvjpegOutputFormat_t hw_format = NVJPEG_OUTPUT_RGB;
@@ -260,7 +267,15 @@ namespace
 {
 
 Handles g_handles[64];
-pthread_mutex_t g_handles_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t g_handles_lock = PTHREAD_MUTEX_INITIALIZER; // the CUDA decoder's, and the cache
+pthread_mutex_t g_device_lock[64];
+pthread_once_t g_device_lock_once = PTHREAD_ONCE_INIT;
+
+void init_device_locks()
+{
+    for (pthread_mutex_t &m : g_device_lock)
+        pthread_mutex_init(&m, nullptr);
+}
 
 Handles *handles_for(const NvjpegApi *api)
 {
@@ -270,7 +285,10 @@ Handles *handles_for(const NvjpegApi *api)
         return nullptr;
     }
     Handles *h = &g_handles[dev];
-    pthread_mutex_lock(&g_handles_lock);
+    pthread_once(&g_device_lock_once, init_device_locks);
+    // each device's own lock: two GPUs' handles are made side by side (one
+    // lock for all had the second device's workers wait 0.28 s more)
+    pthread_mutex_lock(&g_device_lock[dev]);
     if (!h->made) {
         h->made = true;
         // the engine's handle also encodes; on a GPU without the engine the
@@ -284,7 +302,7 @@ Handles *handles_for(const NvjpegApi *api)
                                       NVJPEG_FLAGS_DEFAULT, &h->sw);
         }
     }
-    pthread_mutex_unlock(&g_handles_lock);
+    pthread_mutex_unlock(&g_device_lock[dev]);
     return h;
 }
 
@@ -304,40 +322,94 @@ nvjpegHandle_t sw_handle(const NvjpegApi *api, Handles *h)
 
 } // namespace
 
+namespace
+{
+
+// Codecs given back by backends that closed, by device, for the next
+// backend there: a state costs about 0.25 s to make on an H100 and the
+// driver makes them one at a time (four workers' took a second, eight on
+// two GPUs two), and about as long to destroy. Like the handles, they
+// stay until the process ends.
+GpuJpeg *g_idle[64];
+
+// The engine's state and its header parser, made at the first decode (a
+// worker that only encodes never pays for them); without them the CUDA
+// decoder takes every file.
+void decoder_ready(GpuJpeg *j)
+{
+    if (j->dec_tried)
+        return;
+    j->dec_tried = true;
+    double t0 = gpuimg__trace_now();
+    nvjpegHandle_t hw = j->handles->hw;
+    if (hw && ok(j->api->JpegStateCreate(hw, &j->hw_state)) &&
+        ok(j->api->JpegStreamCreate(hw, &j->parsed))) {
+        j->hw = hw;
+    } else {
+        if (j->hw_state)
+            j->api->JpegStateDestroy(j->hw_state);
+        j->hw_state = nullptr;
+        j->parsed = nullptr;
+    }
+    cudaGetLastError();
+    gpuimg__trace_since("nvJPEG decoder state", t0);
+}
+
+// The encoder's state and parameters, made at the first encode.
+nvjpegStatus_t encoder_ready(GpuJpeg *j)
+{
+    if (j->enc_state && j->enc_params)
+        return NVJPEG_STATUS_SUCCESS;
+    double t0 = gpuimg__trace_now();
+    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    if (!j->enc_state)
+        s = j->api->EncoderStateCreate(j->main, &j->enc_state, nullptr);
+    if (ok(s) && !j->enc_params)
+        s = j->api->EncoderParamsCreate(j->main, &j->enc_params, nullptr);
+    if (!ok(s)) { // made again at the next encode
+        if (j->enc_state)
+            j->api->EncoderStateDestroy(j->enc_state);
+        j->enc_state = nullptr;
+        j->enc_params = nullptr;
+        cudaGetLastError();
+    }
+    j->enc_quality = j->enc_css = -1;
+    gpuimg__trace_since("nvJPEG encoder state", t0);
+    return s;
+}
+
+} // namespace
+
 GpuJpeg *gpuimg__gpujpeg_create(char *why, size_t len)
 {
+    double t0 = gpuimg__trace_now();
     const NvjpegApi *api = gpuimg__nvjpeg(why, len);
     if (!api)
         return nullptr;
+    t0 = gpuimg__trace_since("nvJPEG library", t0);
     Handles *h = handles_for(api);
+    gpuimg__trace_since("nvJPEG handle", t0);
     if (!h || !ok(h->status)) {
         snprintf(why, len, "nvJPEG could not be set up (%s)",
                  h ? gpuimg__nvjpeg_status(h->status) : "no current device");
         return nullptr;
     }
-    GpuJpeg *j = new (std::nothrow) GpuJpeg();
-    if (!j) {
+    int dev = static_cast<int>(h - g_handles); // handles_for's device
+    pthread_mutex_lock(&g_handles_lock);
+    GpuJpeg *j = g_idle[dev];
+    if (j)
+        g_idle[dev] = j->next_idle;
+    pthread_mutex_unlock(&g_handles_lock);
+    if (j)
+        return j;
+    if (!(j = new (std::nothrow) GpuJpeg())) {
         snprintf(why, len, "out of memory");
         return nullptr;
     }
     j->api = api;
     j->handles = h;
+    j->device = dev;
     j->main = h->hw ? h->hw : h->sw;
-    nvjpegStatus_t s;
-    if (!ok(s = api->EncoderStateCreate(j->main, &j->enc_state, nullptr)) ||
-        !ok(s = api->EncoderParamsCreate(j->main, &j->enc_params, nullptr))) {
-        snprintf(why, len, "nvJPEG could not be set up (%s)", gpuimg__nvjpeg_status(s));
-        gpuimg__gpujpeg_destroy(j);
-        return nullptr;
-    }
-    if (h->hw && ok(api->JpegStateCreate(h->hw, &j->hw_state)) &&
-        ok(api->JpegStreamCreate(h->hw, &j->parsed))) {
-        j->hw = h->hw;
-    } else if (j->hw_state) { // the CUDA decoder alone, then (made at its first file)
-        api->JpegStateDestroy(j->hw_state);
-        j->hw_state = nullptr;
-    }
-    cudaGetLastError();
     return j;
 }
 
@@ -345,26 +417,16 @@ void gpuimg__gpujpeg_destroy(GpuJpeg *j)
 {
     if (!j)
         return;
-    const NvjpegApi *a = j->api;
-    if (j->parsed)
-        a->JpegStreamDestroy(j->parsed);
-    if (j->hw_state)
-        a->JpegStateDestroy(j->hw_state);
-    if (j->enc_params)
-        a->EncoderParamsDestroy(j->enc_params);
-    if (j->enc_state)
-        a->EncoderStateDestroy(j->enc_state);
-    if (j->sw_state)
-        a->JpegStateDestroy(j->sw_state);
-    free_arrays(j);
-    cudaFree(j->d_chroma);
-    delete j;
+    pthread_mutex_lock(&g_handles_lock);
+    j->next_idle = g_idle[j->device];
+    g_idle[j->device] = j;
+    pthread_mutex_unlock(&g_handles_lock);
 }
 
 void gpuimg__gpujpeg_describe(const GpuJpeg *j, char *text, size_t len)
 {
     snprintf(text, len, "nvJPEG %d.%d.%d, %s", j->api->major, j->api->minor, j->api->patch,
-             j->hw ? "hardware decoder" : "CUDA decoder (no hardware engine)");
+             j->handles->hw ? "hardware decoder" : "CUDA decoder (no hardware engine)");
 }
 
 gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
@@ -374,13 +436,16 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
 {
     if (n <= 0)
         return GPUIMG_OK;
+    decoder_ready(j);
     if (grow(j, n) != 0) {
         snprintf(msg, msglen, "out of memory");
         return GPUIMG_ERR_NOMEM;
     }
+    double t_wait = gpuimg__trace_now();
     cudaError_t err = cudaStreamSynchronize(stream); // see "Ordering" above
     if (err != cudaSuccess)
         return device_fail(msg, msglen, "cudaStreamSynchronize (before nvJPEG decode)", err);
+    gpuimg__trace_since("stream drained", t_wait);
     size_t chroma = 0;
     for (int i = 0; i < n; i++) {
         refused[i] = 0;
@@ -419,6 +484,7 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
         }
     }
     gpuimg_status st = GPUIMG_OK;
+    double t0 = gpuimg__trace_now();
     for (int colour = 0; colour < 2 && st == GPUIMG_OK; colour++) {
         if (!on_hw[colour])
             continue;
@@ -432,6 +498,7 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
     free(engine);
     if (st == GPUIMG_OK && (err = cudaStreamSynchronize(stream)) != cudaSuccess)
         st = device_fail(msg, msglen, "cudaStreamSynchronize (nvJPEG decode)", err);
+    t0 = gpuimg__trace_since("nvJPEG decode (engine)", t0);
     for (int i = 0; i < n && st == GPUIMG_OK; i++) {
         if (refused[i] || dst[i]->channels != 3)
             continue;
@@ -445,6 +512,7 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
     // the scratch is the next batch's: its kernels must be done with it first
     if (st == GPUIMG_OK && (err = cudaStreamSynchronize(stream)) != cudaSuccess)
         st = device_fail(msg, msglen, "cudaStreamSynchronize (JPEG colour)", err);
+    gpuimg__trace_since("JPEG colour", t0);
     return st;
 }
 
@@ -458,7 +526,9 @@ gpuimg_status gpuimg__gpujpeg_encode(GpuJpeg *j, cudaStream_t stream, const gpui
     nvjpegChromaSubsampling_t css = src->channels == 1 ? NVJPEG_CSS_GRAY
                                     : quality <= 90    ? NVJPEG_CSS_420
                                                        : NVJPEG_CSS_444;
-    nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
+    nvjpegStatus_t s = encoder_ready(j);
+    if (!ok(s))
+        goto failed;
     if (j->enc_quality != quality || j->enc_css != (int)css) {
         j->enc_quality = -1;
         if (!ok(s = a->EncoderParamsSetQuality(j->enc_params, quality, stream)) ||

@@ -175,6 +175,46 @@ START_TEST(summary_for_people)
 }
 END_TEST
 
+/* GPUIMG_TRACE=FILE: the timeline of every thread's stages, in the Chrome
+ * trace format, whole (the array closed), a read, a decode, an encode and
+ * a write for each file written, every event with a thread and a time. */
+START_TEST(trace_timeline)
+{
+    char in[512], out[600], trace[700];
+    make_input(in, sizeof in);
+    snprintf(out, sizeof out, "%s/../out", in);
+    snprintf(trace, sizeof trace, "%s/../trace.json", in);
+    setenv("GPUIMG_TRACE", trace, 1);
+    const char *const extra[] = {"invert", "--backend", "cpu", NULL};
+    int rc = batch(in, out, extra, NULL);
+    unsetenv("GPUIMG_TRACE");
+    ck_assert_int_eq(rc, 1); /* the two damaged files */
+    size_t n;
+    char *json = tu_read_file(trace, &n);
+    ck_assert_ptr_nonnull(json);
+    ck_assert_msg(strncmp(json, "{\"traceEvents\":[", 16) == 0, "%.40s", json);
+    ck_assert_msg(n > 4 && strcmp(json + n - 3, "]}\n") == 0, "not closed: %s", json + n - 8);
+    static const char *const stages[] = {"\"read\"", "\"decode\"", "\"encode\"", "\"write\""};
+    for (int k = 0; k < 4; k++) {
+        int count = 0;
+        for (const char *p = json; (p = strstr(p, stages[k])) != NULL; p++)
+            count++;
+        ck_assert_msg(count >= NGOOD, "%s: %d events", stages[k], count);
+    }
+    int events = 0;
+    for (const char *p = json; (p = strstr(p, "\"ph\":\"X\"")) != NULL; p++) {
+        events++;
+        const char *end = strchr(p, '}');
+        ck_assert_ptr_nonnull(end);
+        ck_assert_msg(strstr(p, "\"tid\":") < end && strstr(p, "\"ts\":") < end &&
+                          strstr(p, "\"dur\":") < end,
+                      "%.80s", p);
+    }
+    ck_assert_int_ge(events, 4 * NGOOD);
+    free(json);
+}
+END_TEST
+
 START_TEST(outputs_failures_inputs)
 {
     char in[600], out[700], path[1024], ref[1024], copy[700];
@@ -582,6 +622,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, plan_alone);
     tcase_add_test(tc, outputs_failures_inputs);
     tcase_add_test(tc, summary_for_people);
+    tcase_add_test(tc, trace_timeline);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, skip_existing_resumes);
     tcase_add_test(tc, shards_partition);

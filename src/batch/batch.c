@@ -101,12 +101,56 @@ static gpuimg_status make_out_dir(gpuimg_ctx *ctx, const char *out_dir)
     return GPUIMG_OK;
 }
 
+/* A benchmark's knob (batch.h): the environment's value in 1..most, else
+ * the default. */
+static int knob(const char *name, int fallback, int most)
+{
+    const char *v = getenv(name);
+    int n = v ? atoi(v) : 0;
+    return n >= 1 && n <= most ? n : fallback;
+}
+
 /* The run: the workers and their contexts, the queue, the pool. */
 typedef struct run {
     int jobs;
     worker *dec;        /* the decode threads, one context each */
     devices_opening dv; /* the device stage */
 } run;
+
+/* The device stage's queues: per device, where it decodes JPEG, its first
+ * b->decoders workers read the decoders' queue and feed a queue of their
+ * own, which the device's other (finishing) workers read; elsewhere every
+ * worker reads the decoders' queue. The opening lists the workers device
+ * by device. */
+static gpuimg_status wire_devices(gpuimg_ctx *ctx, batch *b, devices_opening *dv)
+{
+    int groups = 0;
+    for (int i = 0; i < dv->ndev; i++)
+        groups += i == 0 || dv->dev[i].device != dv->dev[i - 1].device;
+    if (b->decoders && groups &&
+        (!(b->decoded = calloc((size_t)groups, sizeof *b->decoded)) ||
+         !(b->device_ready = calloc((size_t)groups, sizeof *b->device_ready))))
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    int g = -1, k = 0;
+    for (int i = 0; i < dv->ndev; i++) {
+        worker *w = &dv->dev[i];
+        if (i == 0 || w->device != dv->dev[i - 1].device) {
+            g++;
+            k = 0;
+            if (b->decoders) {
+                if (!gpuimg__queue_init(&b->decoded[g], (size_t)(2 * b->jpeg_batch), b->decoders))
+                    return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+                b->ndecoded = g + 1;
+            }
+        }
+        w->order = g;
+        w->decodes = b->decoders && k < b->decoders;
+        w->in = b->decoders && !w->decodes ? &b->decoded[g] : &b->to_device;
+        w->out = w->decodes ? &b->decoded[g] : NULL;
+        k++;
+    }
+    return GPUIMG_OK;
+}
 
 /* Makes the decoders' contexts, the encode pool and the queue; opens the
  * device stage on a thread of its own while the decoders start (starting
@@ -117,6 +161,14 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
 {
     const gpuimg_batch_options *opt = b->opt;
     r->jobs = gpuimg__thread_count(opt->jobs);
+    b->streams = knob("GPUIMG_STREAMS", STREAMS_PER_DEVICE, 16);
+    b->jpeg_batch = knob("GPUIMG_JPEG_BATCH", JPEG_BATCH, JPEG_BATCH_MAX);
+    /* decoding workers only where the device may decode JPEG (the opening
+     * drops them when the backend turns out to be the CPU) */
+    const char *dv = getenv("GPUIMG_DECODERS");
+    b->decoders = dv && dv[0] >= '0' && dv[0] <= '4' && !dv[1] ? dv[0] - '0' : DECODERS_PER_DEVICE;
+    if (b->cfg.jpeg_codec == GPUIMG_JPEG_CPU || !gpuimg__plan_has_jpeg(b, 1))
+        b->decoders = 0;
     r->dv = (devices_opening){.ctx = ctx, .b = b, .jobs = r->jobs};
     if (b->cfg.backend == GPUIMG_BACKEND_AUTO && b->cfg.jpeg_codec != GPUIMG_JPEG_GPU &&
         cuda_possible() && shrinks_on_load(ctx, b))
@@ -143,13 +195,14 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     }
     /* Sized before the device stage is known: as many workers as it will
      * have on one GPU (all of the CPU's when the CPU is named). */
+    int per = b->streams + b->decoders;
     int planned = b->cfg.backend == GPUIMG_BACKEND_CPU ? r->jobs
-                  : opt->devices                       ? STREAMS_PER_DEVICE * opt->ndevices
-                                                       : STREAMS_PER_DEVICE;
+                  : opt->devices                       ? per * opt->ndevices
+                                                       : per;
     /* JPEGs for the device's decoder wait as compressed bytes, a tenth of
      * their pixels: room for each worker's group of them as well */
     int group =
-        b->cfg.jpeg_codec != GPUIMG_JPEG_CPU && gpuimg__plan_has_jpeg(b, 1) ? JPEG_BATCH : 0;
+        b->cfg.jpeg_codec != GPUIMG_JPEG_CPU && gpuimg__plan_has_jpeg(b, 1) ? b->jpeg_batch : 0;
     b->max_in_flight = 2 * r->jobs + (group + 2) * planned;
     /* first, so that run_stop may always free it; no producer until the
      * decoders start, so that run_abort never waits on one */
@@ -187,10 +240,21 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     if (opening)
         pthread_join(opener, NULL);
     gpuimg_status st = r->dv.st;
+    if (st == GPUIMG_OK)
+        st = wire_devices(ctx, b, &r->dv);
     int started = 0;
-    for (int i = 0; st == GPUIMG_OK && i < r->dv.ndev; i++)
-        started += r->dv.dev[i].started =
-            pthread_create(&r->dv.dev[i].thread, NULL, gpuimg__device_worker, &r->dv.dev[i]) == 0;
+    /* the finishing workers first: a decoding one writes only once they read */
+    for (int pass = 0; pass < 2 && st == GPUIMG_OK; pass++)
+        for (int i = 0; i < r->dv.ndev; i++) {
+            worker *w = &r->dv.dev[i];
+            if (w->decodes != pass)
+                continue;
+            started += w->started = pthread_create(&w->thread, NULL, gpuimg__device_worker, w) == 0;
+            if (!w->started && w->decodes) { /* a producer that will never finish */
+                gpuimg__queue_producer_done(w->out);
+                gpuimg__device_ready(b, w->order);
+            }
+        }
     if (st == GPUIMG_OK && (started == 0 || gpuimg__pool_workers(b->pool) == 0))
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
     return st;
@@ -219,6 +283,10 @@ static void run_stop(batch *b, run *r)
             pthread_join(r->dv.dev[i].thread, NULL);
     gpuimg__pool_destroy(b->pool); /* after the last job was queued */
     gpuimg__queue_destroy(&b->to_device);
+    for (int i = 0; i < b->ndecoded; i++)
+        gpuimg__queue_destroy(&b->decoded[i]);
+    free(b->decoded);
+    free(b->device_ready);
     for (int i = 0; r->dec && i < r->jobs; i++) {
         gpuimg__add_timings(b, r->dec[i].ctx);
         gpuimg_ctx_destroy(r->dec[i].ctx);
@@ -256,6 +324,8 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_cond_init(&b.gate_open, NULL);
     pthread_mutex_init(&b.report_lock, NULL);
     pthread_mutex_init(&b.encoders_lock, NULL);
+    pthread_mutex_init(&b.ready_lock, NULL);
+    pthread_cond_init(&b.ready_changed, NULL);
     gpuimg__budget_init(&b.budget, gpuimg__budget_of(&ctx->cfg));
     b.sum.total = b.plan.files.n;
     b.sum.ignored = b.plan.ignored;
@@ -285,6 +355,8 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_cond_destroy(&b.gate_open);
     pthread_mutex_destroy(&b.report_lock);
     pthread_mutex_destroy(&b.encoders_lock);
+    pthread_mutex_destroy(&b.ready_lock);
+    pthread_cond_destroy(&b.ready_changed);
     gpuimg__budget_destroy(&b.budget);
     /* Cleared at the end, not the start: a signal that came while the batch
      * was being set up still stops it. */

@@ -15,14 +15,29 @@
 #include "core/pool.h"
 #include "run/run.h"
 
-/* Device-stage workers per GPU: while one waits for its image's copies,
- * the others' kernels run (four kept an H100 fed where two left it
- * waiting). */
-#define STREAMS_PER_DEVICE 4
-/* JPEG files one device worker hands nvJPEG at once: the hardware engine
- * spreads a batch over its cores (an H100 has seven), and four workers'
- * batches keep it fed while each worker's kernels and encodes run. */
-#define JPEG_BATCH 8
+/* Finishing workers per GPU (steps and encode, each its own stream): while
+ * one waits for its image's encode, the others' kernels run. Measured on
+ * an H100 with 400 photographs (bench/README.md): 2, 3 and 4 within 5%
+ * of each other once one worker decodes for them all. GPUIMG_STREAMS
+ * overrides it (bench/: a knob for measuring, 1 to 16). */
+#define STREAMS_PER_DEVICE 3
+/* JPEG files a decoding worker hands nvJPEG at once: the hardware engine
+ * spreads a batch over its cores (an H100 has seven); 16 a call ran 400
+ * photographs about 4% faster than 8. GPUIMG_JPEG_BATCH overrides it (1 to
+ * JPEG_BATCH_MAX). */
+#define JPEG_BATCH 16
+#define JPEG_BATCH_MAX 32
+/* Decoding workers per GPU, where the device decodes JPEG: each holds one
+ * state of the hardware engine and hands its decoded planes to the
+ * finishing workers (steps and encode), which hold only the encoder's.
+ * Two: between one's engine calls (headers, colour, hand-over) the other's
+ * keep the engine busy; measured on an H100, 2000 photographs took
+ * 4.55-4.62 s with two against 5.07-5.21 s with one, 400 within 4%. (A
+ * state for each of four workers, as before, cost a second of start-up:
+ * the driver makes them one at a time, about 0.37 s each.)
+ * GPUIMG_DECODERS overrides it (0 to 4; 0: each finishing worker decodes
+ * its own). */
+#define DECODERS_PER_DEVICE 2
 #define PATH_BUF GPUIMG__PATH_BUF
 
 /* Set by gpuimg_batch_cancel (a signal handler); cleared when the batch ends. */
@@ -36,6 +51,8 @@ typedef struct item {
     uint8_t *bytes;     /* the file, for the device's decoder (jf) */
     size_t size;
     gpuimg__jpeg_file jf;
+    gpuimg_planes planes; /* decoded on the device, for a finishing worker */
+    int on_planes;
     gpuimg__output out; /* the device stage's result, for the encode job */
     uint64_t taken;     /* of the batch's memory budget, until the item is freed */
 } item;
@@ -60,7 +77,19 @@ typedef struct batch {
     /* whether the device stage decodes and encodes JPEG (nvJPEG): -1 until
      * it has opened; the decoders keep a JPEG's bytes for it unless 0 */
     atomic_int device_jpeg;
+    int streams, jpeg_batch; /* STREAMS_PER_DEVICE, JPEG_BATCH, or the knobs' */
+    int decoders;            /* DECODERS_PER_DEVICE or its knob; 0 where none decode */
     queue to_device;
+    queue *decoded; /* per device: from its decoding workers to its finishing ones */
+    int ndecoded;
+    /* Per device, once its first decoding worker has decoded (or left):
+     * the next device's workers set nvJPEG up only then. The driver makes
+     * nvJPEG's handles and states one at a time, process-wide (0.28 s and
+     * 0.37 s each on an H100): interleaved, two GPUs both started 0.6 s
+     * late; in turn the first starts as it does alone. */
+    int *device_ready;
+    pthread_mutex_t ready_lock;
+    pthread_cond_t ready_changed;
     gpuimg_pool *pool;            /* the encode jobs and their pieces */
     int one_pool;                 /* the CPU batch: a file is one job (file_job) */
     gpuimg_host_buffers *buffers; /* every image's pixels, lent to every context */
@@ -86,6 +115,13 @@ typedef struct worker {
     gpuimg_ctx *ctx;
     pthread_t thread;
     int started;
+    int device; /* the device stage's: which GPU (open_devices) */
+    /* the device stage's: a decoding worker reads to_device and writes
+     * decoded planes to out; a finishing one reads in (to_device, or its
+     * device's decoded queue) and queues encode jobs */
+    int decodes;
+    queue *in, *out;
+    int order; /* its device's place in the batch: 0, 1, ... */
 } worker;
 
 /* An encoder's context: made when a job finds none idle, kept for the next
@@ -118,7 +154,11 @@ void gpuimg__gate_leave(batch *b, item *it);
 item *gpuimg__batch_item(batch *b, size_t i);
 
 /* ---- stages.c ---- */
-/* Thread bodies: a decoder (arg: its worker) and a device-stage worker. */
+/* Device `order` has decoded its first JPEGs, or will not: the next may
+ * set nvJPEG up (device_ready). */
+void gpuimg__device_ready(batch *b, int order);
+/* Thread bodies: a decoder (arg: its worker), and a device-stage worker
+ * (decoding or finishing, as its worker says). */
 void *gpuimg__decode_worker(void *arg);
 void *gpuimg__device_worker(void *arg);
 /* The CPU batch: every file queued as one job on the pool, in order. */

@@ -142,7 +142,7 @@ static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
         return;
     }
     gpuimg_status st = GPUIMG_OK;
-    if (!jpeg_device) {
+    if (!jpeg_device && !cur) {
         gpuimg_image out;
         st = gpuimg__run_planned(ctx, ctx->backend, &b->steps, &it->image, NULL, &out);
         gpuimg_image_free(&it->image);
@@ -162,8 +162,8 @@ static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
         }
         if (st == GPUIMG_OK)
             st = gpuimg__planes_finish(ctx, ctx->backend, cur, b->steps.steps, b->steps.nsteps,
-                                       meta, gpuimg_format_from_path(b->plan.outputs[it->index]), 1,
-                                       &it->out);
+                                       meta, gpuimg_format_from_path(b->plan.outputs[it->index]),
+                                       jpeg_device, &it->out);
         else
             gpuimg_metadata_free(meta);
     }
@@ -177,16 +177,18 @@ static void run_item(worker *w, int jpeg_device, item *it, gpuimg_planes *cur)
     gpuimg__pool_job(b->pool, &it->task);
 }
 
-/* Up to JPEG_BATCH items taken together: the JPEGs for the device's
- * decoder in one call, then each item run in the order taken. A file
- * nvJPEG refuses is decoded on the CPU here, and one that fails to decode
- * fails alone (a failure of the device itself fails the group). */
-static void run_group(worker *w, int jpeg_device, item **group, int m)
+/* Up to b->jpeg_batch items taken together: the JPEGs for the device's
+ * decoder in one call. After it each item holds its image (decoded on the
+ * CPU, here when nvJPEG refused it or the device has no codec, or by a
+ * decoder thread) or its planes (on_planes); one that failed is reported,
+ * out of the gate, and NULL in group. A file that fails to decode fails
+ * alone (a failure of the device itself fails the group's JPEGs). */
+static void decode_group(worker *w, int jpeg_device, item **group, int m)
 {
     batch *b = w->b;
-    gpuimg__jpeg_file *files[JPEG_BATCH];
-    gpuimg_planes planes[JPEG_BATCH];
-    int refused[JPEG_BATCH], slot[JPEG_BATCH], k = 0;
+    gpuimg__jpeg_file *files[JPEG_BATCH_MAX];
+    gpuimg_planes planes[JPEG_BATCH_MAX];
+    int refused[JPEG_BATCH_MAX], slot[JPEG_BATCH_MAX], k = 0;
     for (int i = 0; i < m; i++) {
         slot[i] = -1;
         if (group[i]->bytes && jpeg_device) {
@@ -195,8 +197,10 @@ static void run_group(worker *w, int jpeg_device, item **group, int m)
         }
     }
     if (atomic_load(&gpuimg__batch_cancelled)) { /* not started, not counted */
-        for (int i = 0; i < m; i++)
+        for (int i = 0; i < m; i++) {
             gpuimg__gate_leave(b, group[i]);
+            group[i] = NULL;
+        }
         return;
     }
     gpuimg_status st = GPUIMG_OK;
@@ -218,12 +222,13 @@ static void run_group(worker *w, int jpeg_device, item **group, int m)
             if (ld != GPUIMG_OK) {
                 gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
                 gpuimg__gate_leave(b, it);
-                continue;
+                group[i] = NULL;
             }
-            j = -1;
         } else if (it->bytes) {
             free(it->bytes); /* decoded on the device: now its warnings */
             it->bytes = NULL;
+            it->planes = planes[j];
+            it->on_planes = 1;
             if (it->jf.notes.count) {
                 char input[PATH_BUF];
                 snprintf(input, sizeof input, "%s/%s", b->opt->in_dir,
@@ -231,8 +236,62 @@ static void run_group(worker *w, int jpeg_device, item **group, int m)
                 gpuimg__metadata_tell(w->ctx, input, &it->jf.notes);
             }
         }
-        run_item(w, jpeg_device, it, j >= 0 ? &planes[j] : NULL);
     }
+}
+
+/* A finishing worker's items: each run from its planes or its image. */
+static void finish_group(worker *w, int jpeg_device, item **group, int m)
+{
+    for (int i = 0; i < m; i++) {
+        item *it = group[i];
+        if (!it)
+            continue;
+        int on_planes = it->on_planes;
+        it->on_planes = 0; /* run_item frees them */
+        run_item(w, jpeg_device, it, on_planes ? &it->planes : NULL);
+    }
+}
+
+/* The items a worker takes at once: up to b->jpeg_batch JPEGs waiting for
+ * the device's decoder, else one. */
+static int take_group(worker *w, item **group)
+{
+    batch *b = w->b;
+    double t0 = gpuimg__now_ms();
+    item *it = gpuimg__queue_pop(w->in);
+    gpuimg__trace_since("wait: queue empty", t0);
+    if (!it)
+        return 0;
+    group[0] = it;
+    int m = 1;
+    while (it->bytes && m < b->jpeg_batch && (group[m] = gpuimg__queue_take(w->in, 0)) != NULL)
+        m++;
+    return m;
+}
+
+void gpuimg__device_ready(batch *b, int order)
+{
+    if (!b->device_ready)
+        return;
+    pthread_mutex_lock(&b->ready_lock);
+    b->device_ready[order] = 1;
+    pthread_cond_broadcast(&b->ready_changed);
+    pthread_mutex_unlock(&b->ready_lock);
+}
+
+/* A worker of the second device or a later one waits for the device
+ * before it (batch.h: device_ready). */
+static void wait_turn(worker *w)
+{
+    batch *b = w->b;
+    if (!b->device_ready || w->order == 0)
+        return;
+    double t0 = gpuimg__now_ms();
+    pthread_mutex_lock(&b->ready_lock);
+    while (!b->device_ready[w->order - 1])
+        pthread_cond_wait(&b->ready_changed, &b->ready_lock);
+    pthread_mutex_unlock(&b->ready_lock);
+    gpuimg__trace_since("wait: the device before", t0);
 }
 
 void *gpuimg__device_worker(void *arg)
@@ -240,22 +299,59 @@ void *gpuimg__device_worker(void *arg)
     worker *w = arg;
     batch *b = w->b;
     gpuimg_backend *be;
-    /* each worker's backend keeps its own nvJPEG states (the handles are shared) */
-    int jpeg_device = atomic_load(&b->device_jpeg) == 1 &&
+    wait_turn(w);
+    /* Each worker sets up its own nvJPEG codec here, all at once (the
+     * handles are shared, and each makes only the state it uses): the
+     * first ready says for the decoders whether JPEGs are kept for the
+     * device. Under --jpeg-codec gpu the opening has checked it already. */
+    int jpeg_device = atomic_load(&b->device_jpeg) != 0 && gpuimg__plan_has_jpeg(b, 0) &&
                       gpuimg__backend(w->ctx, &be) == GPUIMG_OK &&
                       gpuimg__jpeg_device(w->ctx, be) == 1;
-    item *it;
-    double t0 = gpuimg__now_ms();
-    while ((it = gpuimg__queue_pop(&b->to_device)) != NULL) {
-        gpuimg__trace_since("wait: queue empty", t0);
-        item *group[JPEG_BATCH] = {it};
-        int m = 1;
-        while (it->bytes && m < JPEG_BATCH &&
-               (group[m] = gpuimg__queue_take(&b->to_device, 0)) != NULL)
-            m++;
-        run_group(w, jpeg_device, group, m);
-        t0 = gpuimg__now_ms();
+    if (gpuimg__plan_has_jpeg(b, 0)) {
+        int unknown = -1;
+        atomic_compare_exchange_strong(&b->device_jpeg, &unknown, jpeg_device);
     }
+    item *group[JPEG_BATCH_MAX];
+    int m, first = 1;
+    while ((m = take_group(w, group)) > 0) {
+        decode_group(w, jpeg_device, group, m);
+        if (w->decodes && first) /* its state is made: the next device's turn */
+            gpuimg__device_ready(b, w->order);
+        first = 0;
+        if (!w->decodes) {
+            finish_group(w, jpeg_device, group, m);
+            continue;
+        }
+        /* the planes whole (their orientation's kernels ran on this
+         * worker's stream) before another worker's stream reads them */
+        gpuimg_backend *dbe = w->ctx->backend;
+        gpuimg_status st = dbe && dbe->ops->synchronize ? dbe->ops->synchronize(dbe) : GPUIMG_OK;
+        if (st != GPUIMG_OK)
+            gpuimg__backend_fail(w->ctx, st, "JPEG decode");
+        for (int i = 0; i < m; i++) {
+            item *it = group[i];
+            if (it && st != GPUIMG_OK) { /* a failure of the device: the group's files fail */
+                if (it->on_planes)
+                    dbe->ops->planes_free(dbe, &it->planes);
+                it->on_planes = 0;
+                gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(w->ctx));
+                gpuimg__gate_leave(b, it);
+            } else if (it) {
+                gpuimg__queue_push(w->out, it);
+            }
+        }
+    }
+    if (w->decodes) {
+        gpuimg__queue_producer_done(w->out);
+        gpuimg__device_ready(b, w->order); /* if it never decoded */
+    }
+    /* done: its device resources go now, beside the other workers' last
+     * images, not one after another at the end */
+    double t0 = gpuimg__now_ms();
+    gpuimg__add_timings(b, w->ctx);
+    gpuimg_ctx_destroy(w->ctx);
+    w->ctx = NULL;
+    gpuimg__trace_since("teardown", t0);
     return NULL;
 }
 
@@ -353,9 +449,12 @@ static void file_job(gpuimg_task *task)
     gpuimg_backend *be;
     uint8_t *data;
     size_t size;
+    double t0 = gpuimg__now_ms();
+    gpuimg_status rd = e ? read_admitted(e->ctx, b, input, it, &data, &size) : GPUIMG_ERR_NOMEM;
+    gpuimg__trace_since("read", t0);
     if (!e) {
         gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, "out of memory");
-    } else if (read_admitted(e->ctx, b, input, it, &data, &size) != GPUIMG_OK) {
+    } else if (rd != GPUIMG_OK) {
         gpuimg__batch_report(b, it->index, GPUIMG_BATCH_FAILED, gpuimg_ctx_error(e->ctx));
     } else if (gpuimg__batch_stopping(
                    b)) { /* stopped while it waited for the budget: not started */
@@ -370,7 +469,9 @@ static void file_job(gpuimg_task *task)
         gpuimg_image_free(&it->image); /* when the run did not free it already */
         it->out.image = out;
         output_charged(b, it);
+        t0 = gpuimg__now_ms();
         save_item(b, e, it);
+        gpuimg__trace_since("write", t0);
     }
     if (e)
         encoder_give(b, e);
@@ -392,53 +493,109 @@ void gpuimg__feed_pool(batch *b)
     }
 }
 
+/* One device's workers opened (its CUDA context made by the first), on a
+ * thread of its own: the devices open side by side. */
+typedef struct device_opening {
+    batch *b;
+    worker *ws; /* per of them */
+    int per, device, cuda;
+    gpuimg_status st;
+    char error[512];
+} device_opening;
+
+static void *open_one_device(void *arg)
+{
+    device_opening *d = arg;
+    batch *b = d->b;
+    double t0 = gpuimg__now_ms();
+    /* the buffers before it opens: a CUDA one pins them; the CPU's
+     * operations split over the batch's pool, not one each */
+    gpuimg__ctx_share share = {d->cuda ? NULL : b->pool, b->buffers, b->depth_warned};
+    for (int k = 0; k < d->per && d->st == GPUIMG_OK; k++) {
+        worker *w = &d->ws[k];
+        const char *name;
+        if ((d->st = gpuimg__ctx_worker(&b->cfg, d->cuda ? GPUIMG_BACKEND_CUDA : GPUIMG_BACKEND_CPU,
+                                        d->device, &share, &w->ctx)) != GPUIMG_OK) {
+            snprintf(d->error, sizeof d->error, "batch: cannot create a context: %s",
+                     gpuimg_ctx_error(NULL));
+            break;
+        }
+        w->b = b;
+        w->device = d->device;
+        gpuimg__plan_shrink(w->ctx, &b->steps);
+        if ((d->st = gpuimg_ctx_backend(w->ctx, &name)) != GPUIMG_OK) {
+            snprintf(d->error, sizeof d->error, "%s", gpuimg_ctx_error(w->ctx));
+            gpuimg_ctx_destroy(w->ctx);
+            w->ctx = NULL;
+        }
+    }
+    gpuimg__trace_since("open device", t0);
+    return NULL;
+}
+
 static gpuimg_status open_device_workers(gpuimg_ctx *ctx, batch *b, const char *backend,
                                          worker **out, int *count, int jobs)
 {
     const gpuimg_batch_options *opt = b->opt;
     int cuda = strcmp(backend, "cuda") == 0;
     int ndev = !cuda ? 1 : opt->devices ? opt->ndevices : opt->ndevices < 0 ? 64 : 1;
-    int per = cuda ? STREAMS_PER_DEVICE : jobs;
-    worker *ws = calloc((size_t)ndev * (size_t)per, sizeof *ws);
-    if (!ws)
-        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
-    int n = 0;
-    gpuimg_status st = GPUIMG_OK;
-    for (int d = 0; d < ndev && st == GPUIMG_OK; d++) {
-        int device = !cuda               ? 0
-                     : opt->devices      ? opt->devices[d]
-                     : opt->ndevices < 0 ? d
-                                         : b->cfg.device;
-        /* the buffers before it opens: a CUDA one pins them; the CPU's
-         * operations split over the batch's pool, not one each */
-        gpuimg__ctx_share share = {cuda ? NULL : b->pool, b->buffers, b->depth_warned};
-        for (int k = 0; k < per && st == GPUIMG_OK; k++) {
-            const char *name;
-            if ((st = gpuimg__ctx_worker(&b->cfg, cuda ? GPUIMG_BACKEND_CUDA : GPUIMG_BACKEND_CPU,
-                                         device, &share, &ws[n].ctx)) != GPUIMG_OK) {
-                gpuimg__fail(ctx, st, "batch: cannot create a context: %s", gpuimg_ctx_error(NULL));
-                break;
-            }
-            ws[n].b = b;
-            gpuimg__plan_shrink(ws[n].ctx, &b->steps);
-            if ((st = gpuimg_ctx_backend(ws[n].ctx, &name)) != GPUIMG_OK) {
-                /* "all": the first device that is not there ends the list */
-                if (opt->ndevices < 0 && !opt->devices && d > 0 && st == GPUIMG_ERR_NO_DEVICE) {
-                    gpuimg_ctx_destroy(ws[n].ctx);
-                    ws[n].ctx = NULL;
-                    st = GPUIMG_OK;
-                    d = ndev;
-                    break;
-                }
-                gpuimg__fail(ctx, st, "batch: device %d: %s", device, gpuimg_ctx_error(ws[n].ctx));
-                gpuimg_ctx_destroy(ws[n].ctx);
-                ws[n].ctx = NULL;
-                break;
-            }
-            n++;
-        }
+    if (!cuda)
+        b->decoders = 0; /* "auto" took the CPU: nothing to decode on a device */
+    int per = cuda ? b->streams + b->decoders : jobs;
+    if (cuda && opt->ndevices < 0 && !opt->devices) { /* "all": as many as there are */
+        int present = gpuimg__cuda_device_count();
+        ndev = present > 0 ? present : 1;
     }
+    worker *ws = calloc((size_t)ndev * (size_t)per, sizeof *ws);
+    device_opening *d = calloc((size_t)ndev, sizeof *d);
+    pthread_t *threads = calloc((size_t)ndev, sizeof *threads);
+    int *started = calloc((size_t)ndev, sizeof *started);
     *out = ws;
+    *count = 0;
+    if (!ws || !d || !threads || !started) {
+        free(d);
+        free(threads);
+        free(started);
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: out of memory");
+    }
+    for (int i = 0; i < ndev; i++) {
+        d[i] = (device_opening){.b = b, .ws = ws + (size_t)i * per, .per = per, .cuda = cuda};
+        d[i].device = !cuda               ? 0
+                      : opt->devices      ? opt->devices[i]
+                      : opt->ndevices < 0 ? i
+                                          : b->cfg.device;
+        /* the first here, the others beside it */
+        started[i] = i > 0 && pthread_create(&threads[i], NULL, open_one_device, &d[i]) == 0;
+    }
+    if (ndev > 0)
+        open_one_device(&d[0]);
+    for (int i = 1; i < ndev; i++)
+        if (started[i])
+            pthread_join(threads[i], NULL);
+        else
+            open_one_device(&d[i]);
+    /* The workers in device order, those of a device that failed left out;
+     * a failure is the batch's (an explicit list, or the first device) */
+    gpuimg_status st = GPUIMG_OK;
+    int n = 0, all = opt->ndevices < 0 && !opt->devices;
+    for (int i = 0; i < ndev; i++) {
+        if (d[i].st != GPUIMG_OK) {
+            for (int k = 0; k < per; k++)
+                gpuimg_ctx_destroy(d[i].ws[k].ctx);
+            /* "all": a device after the first that cannot be had is left out */
+            if ((all && i > 0 && d[i].st == GPUIMG_ERR_NO_DEVICE) || st != GPUIMG_OK)
+                continue;
+            st = d[i].cuda
+                     ? gpuimg__fail(ctx, d[i].st, "batch: device %d: %s", d[i].device, d[i].error)
+                     : gpuimg__fail(ctx, d[i].st, "%s", d[i].error);
+            continue;
+        }
+        for (int k = 0; k < per; k++) /* forward: n never passes i * per + k */
+            ws[n++] = d[i].ws[k];
+    }
+    free(d);
+    free(threads);
+    free(started);
     *count = n;
     return st;
 }
@@ -461,13 +618,20 @@ void *gpuimg__open_devices(void *arg)
     o->st = gpuimg_ctx_backend(o->ctx, &backend);
     if (o->st == GPUIMG_OK)
         o->st = open_device_workers(o->ctx, o->b, backend, &o->dev, &o->ndev, o->jobs);
-    /* nvJPEG on the first device's first worker says for all (one library);
-     * set up only when a JPEG is read or written (it takes about a second) */
-    int jpeg = 0;
-    if (o->st == GPUIMG_OK && o->ndev > 0 && gpuimg__plan_has_jpeg(o->b, 0) &&
-        (jpeg = gpuimg__jpeg_device(o->dev[0].ctx, o->dev[0].ctx->backend)) < 0)
-        o->st = gpuimg__fail(o->ctx, GPUIMG_ERR_NO_DEVICE, "batch: %s",
-                             gpuimg_ctx_error(o->dev[0].ctx));
-    atomic_store(&o->b->device_jpeg, jpeg > 0);
+    /* nvJPEG is each worker's to set up, on its own thread (device_worker);
+     * --jpeg-codec gpu needs it for sure before any file is touched: the
+     * first device's first worker says for all (one library) */
+    if (o->st == GPUIMG_OK && o->ndev > 0 && o->b->cfg.jpeg_codec == GPUIMG_JPEG_GPU &&
+        gpuimg__plan_has_jpeg(o->b, 0)) {
+        double t0 = gpuimg__now_ms();
+        int jpeg = gpuimg__jpeg_device(o->dev[0].ctx, o->dev[0].ctx->backend);
+        gpuimg__trace_since("nvJPEG (checked)", t0);
+        if (jpeg < 0)
+            o->st = gpuimg__fail(o->ctx, GPUIMG_ERR_NO_DEVICE, "batch: %s",
+                                 gpuimg_ctx_error(o->dev[0].ctx));
+        atomic_store(&o->b->device_jpeg, jpeg > 0);
+    } else if (!gpuimg__plan_has_jpeg(o->b, 0) || o->ndev == 0) {
+        atomic_store(&o->b->device_jpeg, 0);
+    }
     return NULL;
 }

@@ -191,6 +191,11 @@ gpuimg_status gpuimg__ctx_worker(const gpuimg_config *cfg, gpuimg_backend_kind b
     gpuimg_config c = *cfg;
     c.backend = backend;
     c.device = device;
+    /* a codec worker never touches the device: --jpeg-codec gpu is for the
+     * batch's device stage to hold to, not a contradiction here (its
+     * decoders still keep JPEGs for the device) */
+    if (backend == GPUIMG_BACKEND_CPU && c.jpeg_codec == GPUIMG_JPEG_GPU)
+        c.jpeg_codec = GPUIMG_JPEG_AUTO;
     gpuimg_status st = gpuimg_ctx_create(&c, out);
     if (st != GPUIMG_OK)
         return st;

@@ -19,6 +19,20 @@ const gpuimg_backend_ops *gpuimg__cuda_backend(void)
     return &absent;
 }
 
+void gpuimg__nvjpeg_preload(void)
+{
+}
+
+int gpuimg__cuda_used(void)
+{
+    return 0;
+}
+
+int gpuimg__cuda_device_count(void)
+{
+    return 0;
+}
+
 /* kernels/nvjpeg_api.cu's loader, for the tests: nothing to load here. */
 int gpuimg__nvjpeg_try(const char *path, char *why, size_t len);
 int gpuimg__nvjpeg_try(const char *path, char *why, size_t len)

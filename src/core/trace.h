@@ -8,6 +8,10 @@
 #ifndef GPUIMG_TRACE_H
 #define GPUIMG_TRACE_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Whether GPUIMG_TRACE is set (read once). */
 int gpuimg__trace_on(void);
 /* What ran on this thread from t0 to t1 (gpuimg__now_ms): name is a
@@ -15,5 +19,14 @@ int gpuimg__trace_on(void);
 void gpuimg__trace(const char *name, double t0, double t1);
 /* The same, from t0 to now; returns now (the next stage's start). */
 double gpuimg__trace_since(const char *name, double t0);
+/* Writes the file now (once), for a process that leaves without its
+ * exit handlers (the CLI after CUDA); nothing when tracing is off. */
+void gpuimg__trace_finish(void);
+/* gpuimg__now_ms, for the kernels' side (core/internal.h is C's). */
+double gpuimg__trace_now(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
