@@ -9,6 +9,7 @@
 // synchronizes after every launch, to pin an asynchronous error to its kernel.
 #include <atomic>
 #include <new>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,13 +57,14 @@ struct CudaBackend {
     void *h_axes = nullptr;
     size_t h_axes_size = 0;
     cudaEvent_t axes_copied = nullptr; // h_axes may be rewritten once this fired
-    // Planes come from the device's stream-ordered pool (cudaMallocAsync on
-    // this backend's stream), which keeps what is freed for the next image
-    // (cuda_open lifts its release threshold): no cudaMalloc per image, and
-    // no cudaFree, which waits for the whole device, every other stream's
-    // work included. (Four kept blocks per backend did that before: a
-    // batch's group of eight JPEGs freed four blocks with cudaFree each
-    // round, stalling every worker's decodes and encodes.)
+    // Planes come from gpuimg's own stream-ordered pool on the device
+    // (cudaMallocFromPoolAsync on this backend's stream, device_pool),
+    // which keeps what is freed for the next image: no cudaMalloc per
+    // image, and no cudaFree, which waits for the whole device, every other
+    // stream's work included. (Four kept blocks per backend did that
+    // before: a batch's group of eight JPEGs freed four blocks with
+    // cudaFree each round, stalling every worker's decodes and encodes.)
+    // Null where the device has no pools: cudaMalloc and cudaFree then.
     cudaMemPool_t pool = nullptr;
     // nvJPEG, set up on the first JPEG (jpeg_codec.cu); jpeg_why says why
     // not when that failed.
@@ -83,6 +85,46 @@ thread_local int t_grid_limit = 1024;
 
 // Set once a backend opened: the CLI then leaves without CUDA's teardown.
 std::atomic<int> g_cuda_used{0};
+
+// gpuimg's pool of each device, made by its first backend and shared by
+// all (a batch's workers); its release threshold lifted, so that freed
+// planes stay for the next image (the default gives them back at every
+// synchronization). Its own, not the device's default pool, whose settings
+// belong to the program gpuimg is part of. Null where the device has no
+// pools. Kept until the process ends; a closing backend trims what is
+// unused.
+cudaMemPool_t g_pools[64];
+bool g_pools_tried[64];
+pthread_mutex_t g_pools_lock = PTHREAD_MUTEX_INITIALIZER;
+
+cudaMemPool_t device_pool(int device)
+{
+    if (device < 0 || device >= 64)
+        return nullptr;
+    pthread_mutex_lock(&g_pools_lock);
+    if (!g_pools_tried[device]) {
+        g_pools_tried[device] = true;
+        int supported = 0;
+        cudaMemPoolProps props = {};
+        props.allocType = cudaMemAllocationTypePinned;
+        props.location.type = cudaMemLocationTypeDevice;
+        props.location.id = device;
+        uint64_t keep = UINT64_MAX;
+        if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device) !=
+                cudaSuccess ||
+            !supported || cudaMemPoolCreate(&g_pools[device], &props) != cudaSuccess ||
+            cudaMemPoolSetAttribute(g_pools[device], cudaMemPoolAttrReleaseThreshold, &keep) !=
+                cudaSuccess) {
+            if (g_pools[device])
+                cudaMemPoolDestroy(g_pools[device]);
+            g_pools[device] = nullptr;
+            cudaGetLastError();
+        }
+    }
+    cudaMemPool_t pool = g_pools[device];
+    pthread_mutex_unlock(&g_pools_lock);
+    return pool;
+}
 
 CudaBackend *cuda(gpuimg_backend *be)
 {
@@ -221,6 +263,10 @@ void cuda_close(gpuimg_backend *be)
     // Teardown errors cannot be reported any more; the process is leaving
     // the backend either way.
     gpuimg__gpujpeg_destroy(cb->jpeg);
+    if (cb->pool && cb->stream) { // what nothing uses goes back (a batch's last images aside)
+        cudaStreamSynchronize(cb->stream);
+        cudaMemPoolTrimTo(cb->pool, 0);
+    }
     cudaFree(cb->d_scratch);
     cudaFree(cb->d_interleaved);
     cudaFree(cb->d_counts);
@@ -278,16 +324,17 @@ gpuimg_status cuda_planes_alloc(gpuimg_backend *be, gpuimg_planes *p, int w, int
         return st;
     void *base = nullptr;
     size_t bytes = plane_pitch(w, h, depth) * c;
-    cudaError_t err = cudaMallocAsync(&base, bytes, cb->stream);
-    if (err == cudaErrorMemoryAllocation) {
+    cudaError_t err = cb->pool ? cudaMallocFromPoolAsync(&base, bytes, cb->pool, cb->stream)
+                               : cudaMalloc(&base, bytes);
+    if (err == cudaErrorMemoryAllocation && cb->pool) {
         // what the pool keeps may be what fills the device: once every
         // stream's frees have completed, it gives the rest back
         cudaGetLastError();
         if ((err = cudaDeviceSynchronize()) == cudaSuccess &&
             (err = cudaMemPoolTrimTo(cb->pool, 0)) == cudaSuccess)
-            err = cudaMallocAsync(&base, bytes, cb->stream);
+            err = cudaMallocFromPoolAsync(&base, bytes, cb->pool, cb->stream);
     }
-    TRY(cb, "cudaMallocAsync (planes)", err);
+    TRY(cb, "cudaMalloc (planes)", err);
     p->width = w;
     p->height = h;
     p->channels = c;
@@ -302,8 +349,10 @@ void cuda_planes_free(gpuimg_backend *be, gpuimg_planes *p)
     CudaBackend *cb = cuda(be);
     // ordered after the stream's work on them; another stream's allocation
     // reuses the block only once this free has run (the pool's rules)
-    if (p->plane[0])
+    if (p->plane[0] && cb->pool)
         cudaFreeAsync(p->plane[0], cb->stream); // an error would be sticky: the next call says
+    else if (p->plane[0])
+        cudaFree(p->plane[0]);
     memset(p, 0, sizeof *p);
 }
 
@@ -959,18 +1008,7 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
         cuda_close(&cb->base);
         return GPUIMG_ERR_NO_DEVICE;
     }
-    // The device's pool keeps freed planes for the next image (its default
-    // threshold gives them back at every synchronization).
-    uint64_t keep = UINT64_MAX;
-    if ((err = cudaDeviceGetDefaultMemPool(&cb->pool, device)) != cudaSuccess ||
-        (err = cudaMemPoolSetAttribute(cb->pool, cudaMemPoolAttrReleaseThreshold, &keep)) !=
-            cudaSuccess) {
-        snprintf(msg, msglen, "CUDA device %d: no memory pool: %s", device,
-                 cudaGetErrorString(err));
-        cudaGetLastError();
-        cuda_close(&cb->base);
-        return GPUIMG_ERR_NO_DEVICE;
-    }
+    cb->pool = device_pool(device);
     gpuimg__trace_since("CUDA backend set-up", t0);
     g_cuda_used.store(1);
     cb->counts_size = SMALL_COUNTS * sizeof(unsigned long long);

@@ -350,6 +350,7 @@ void decoder_ready(GpuJpeg *j)
             j->api->JpegStateDestroy(j->hw_state);
         j->hw_state = nullptr;
         j->parsed = nullptr;
+        j->dec_tried = !hw; // a failure may pass (memory): tried again at the next decode
     }
     cudaGetLastError();
     gpuimg__trace_since("nvJPEG decoder state", t0);

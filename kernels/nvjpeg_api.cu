@@ -2,14 +2,12 @@
 // Loading nvJPEG (see nvjpeg_api.h). dlopen rather than linking: the static
 // archive is 300 MB and pulls a CUDA Toolkit into every build, and a shared
 // link would make libnvjpeg a dependency of every user, GPU or not.
-#include <atomic>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/trace.h"
 #include "nvjpeg_api.h"
 
 #define STR2(x) #x
@@ -118,31 +116,6 @@ const NvjpegApi *gpuimg__nvjpeg(char *why, size_t len)
     if (!g_loaded)
         snprintf(why, len, "%s", g_why);
     return g_loaded;
-}
-
-namespace
-{
-void *preload(void *)
-{
-    double t0 = gpuimg__trace_now();
-    pthread_once(&g_once, load_once);
-    gpuimg__trace_since("nvJPEG library load", t0);
-    return nullptr;
-}
-} // namespace
-
-extern "C" void gpuimg__nvjpeg_preload(void)
-{
-    static std::atomic<int> started{0};
-    if (started.exchange(1))
-        return;
-    pthread_t t;
-    pthread_attr_t attr;
-    if (pthread_attr_init(&attr) != 0)
-        return;
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_create(&t, &attr, preload, nullptr); // a thread it could not start: loaded at first use
-    pthread_attr_destroy(&attr);
 }
 
 const char *gpuimg__nvjpeg_status(nvjpegStatus_t s)

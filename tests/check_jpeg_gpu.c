@@ -142,6 +142,16 @@ START_TEST(scan_refuses)
     memcpy(bad, jpeg, len);
     bad[sof + 6] = (uint8_t)(bad[sof + 6] + 16);
     ck_assert(!gpuimg__jpeg_scan(bad, len, &sh));
+    /* DAC (arithmetic coding's conditioning): libjpeg checks it, and stops
+     * at a bad one, even in a Huffman file */
+    {
+        uint8_t *dac = malloc(len + 6);
+        memcpy(dac, jpeg, 2);
+        memcpy(dac + 2, (const uint8_t[]){0xFF, 0xCC, 0x00, 0x04, 0x20, 0x00}, 6);
+        memcpy(dac + 8, jpeg + 2, len - 2);
+        ck_assert(!gpuimg__jpeg_scan(dac, len + 6, &sh));
+        free(dac);
+    }
     /* a second SOI, and a marker libjpeg does not know (JPG0) */
     static const uint8_t marker[] = {0xD8, 0xF0};
     for (int k = 0; k < 2; k++) {
@@ -171,6 +181,17 @@ START_TEST(scan_refuses)
         sos++;
     bare[sos + 5] = 'R', bare[sos + 7] = 'G', bare[sos + 9] = 'B';
     ck_assert(!gpuimg__jpeg_scan(bare, nlen, &sh));
+    { /* JFIF after the scan does not make it YCbCr: libjpeg-turbo has decided
+       * at the first SOS */
+        static const uint8_t app0[18] = {0xFF, 0xE0, 0, 16, 'J', 'F', 'I', 'F', 0,
+                                         1,    1,    0, 0,  1,   0,   1,   0,   0};
+        uint8_t *late = malloc(nlen + sizeof app0);
+        memcpy(late, bare, nlen - 2);
+        memcpy(late + nlen - 2, app0, sizeof app0);
+        memcpy(late + nlen - 2 + sizeof app0, bare + nlen - 2, 2);
+        ck_assert(!gpuimg__jpeg_scan(late, nlen + sizeof app0, &sh));
+        free(late);
+    }
     for (int t = 0; t < 3; t++) { /* Adobe's APP14 before the rest, ids R G B */
         uint8_t *ad = malloc(nlen + 16);
         static const uint8_t app14[16] = {0xFF, 0xEE, 0,   14, 'A', 'd', 'o', 'b',
@@ -290,6 +311,7 @@ START_TEST(damaged_corpus)
     printf("damaged corpus: %d files, %d refused by libjpeg-turbo, %d passed to the GPU\n", n,
            refused, passed);
     ck_assert_int_ge(refused, n / 2);
+    gpuimg_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -633,6 +655,7 @@ START_TEST(orientation_on_device)
     ck_assert_int_eq(gpuimg__exif_orientation(a.meta->exif, a.meta->exif_len), 1);
     gpuimg_image_free(&a);
     gpuimg_image_free(&b);
+    gpuimg_ctx_destroy(ctx);
 }
 END_TEST
 
@@ -813,7 +836,9 @@ START_TEST(huge_among_small)
     ck_assert_int_eq(tu_count_entries(out), 17);
     gpuimg_file_info fi;
     snprintf(path, sizeof path, "%s/m_huge.jpg", out);
-    ck_assert_int_eq(gpuimg_probe(tu_ctx(), path, &fi), GPUIMG_OK);
+    gpuimg_ctx *ctx = tu_ctx();
+    ck_assert_int_eq(gpuimg_probe(ctx, path, &fi), GPUIMG_OK);
+    gpuimg_ctx_destroy(ctx);
     ck_assert_int_eq(fi.width, W);
     ck_assert_int_eq(fi.height, H);
 }

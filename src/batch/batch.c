@@ -242,20 +242,35 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
     gpuimg_status st = r->dv.st;
     if (st == GPUIMG_OK)
         st = wire_devices(ctx, b, &r->dv);
-    int started = 0;
-    /* the finishing workers first: a decoding one writes only once they read */
-    for (int pass = 0; pass < 2 && st == GPUIMG_OK; pass++)
-        for (int i = 0; i < r->dv.ndev; i++) {
-            worker *w = &r->dv.dev[i];
-            if (w->decodes != pass)
-                continue;
+    /* The finishing workers first; a device's decoding workers only where
+     * one of its finishing workers runs (else what they decode would wait
+     * for ever), and a decoding worker that cannot start is a producer
+     * that will never finish. */
+    int started = 0, decoding = 0;
+    for (int i = 0; st == GPUIMG_OK && i < r->dv.ndev; i++) {
+        worker *w = &r->dv.dev[i];
+        if (!w->decodes)
             started += w->started = pthread_create(&w->thread, NULL, gpuimg__device_worker, w) == 0;
-            if (!w->started && w->decodes) { /* a producer that will never finish */
-                gpuimg__queue_producer_done(w->out);
-                gpuimg__device_ready(b, w->order);
-            }
+    }
+    for (int i = 0; st == GPUIMG_OK && i < r->dv.ndev; i++) {
+        worker *w = &r->dv.dev[i];
+        if (!w->decodes)
+            continue;
+        int finisher = 0;
+        for (int k = 0; k < r->dv.ndev; k++)
+            finisher |=
+                r->dv.dev[k].order == w->order && !r->dv.dev[k].decodes && r->dv.dev[k].started;
+        w->started = finisher && pthread_create(&w->thread, NULL, gpuimg__device_worker, w) == 0;
+        started += w->started;
+        decoding += w->started;
+        if (!w->started) {
+            gpuimg__queue_producer_done(w->out);
+            gpuimg__device_ready(b, w->order);
         }
-    if (st == GPUIMG_OK && (started == 0 || gpuimg__pool_workers(b->pool) == 0))
+    }
+    /* where JPEGs wait for decoding workers, some must run, or none is read */
+    if (st == GPUIMG_OK && (started == 0 || (b->decoders && r->dv.ndev > 0 && !decoding) ||
+                            gpuimg__pool_workers(b->pool) == 0))
         st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "batch: cannot start threads");
     return st;
 }

@@ -198,6 +198,9 @@ static void decode_group(worker *w, int jpeg_device, item **group, int m)
     }
     if (atomic_load(&gpuimg__batch_cancelled)) { /* not started, not counted */
         for (int i = 0; i < m; i++) {
+            if (group[i]->on_planes) /* decoded by another worker of this device */
+                w->ctx->backend->ops->planes_free(w->ctx->backend, &group[i]->planes);
+            group[i]->on_planes = 0;
             gpuimg__gate_leave(b, group[i]);
             group[i] = NULL;
         }

@@ -233,10 +233,6 @@ extern const gpuimg_backend_ops gpuimg__cpu_backend;
  * whose table fails to open with a clear reason, so `--backend cuda` is a
  * device error (exit 4) there, not a usage error. */
 const gpuimg_backend_ops *gpuimg__cuda_backend(void);
-/* Starts loading nvJPEG on a thread of its own (once a process), so that
- * the library is in by the time the device's context is: called when a
- * JPEG is first headed for the device. Nothing without CUDA. */
-void gpuimg__nvjpeg_preload(void);
 /* Whether a CUDA backend opened in this process (the CLI's exit). */
 int gpuimg__cuda_used(void);
 /* The CUDA devices present (0 without CUDA, or none). */

@@ -19,10 +19,6 @@ const gpuimg_backend_ops *gpuimg__cuda_backend(void)
     return &absent;
 }
 
-void gpuimg__nvjpeg_preload(void)
-{
-}
-
 int gpuimg__cuda_used(void)
 {
     return 0;

@@ -19,6 +19,7 @@ typedef struct event {
     char name[32];
     int tid;
     double t0, t1;
+    atomic_int ready; /* set once filled: a thread still running at exit may not be done */
 } event;
 
 static event *events;
@@ -30,6 +31,13 @@ static double origin;
 static const char *path;
 
 static atomic_int written;
+
+/* The process's start, about: stages that began before the first record
+ * (a device's opening) keep their place on the timeline. */
+__attribute__((constructor)) static void trace_origin(void)
+{
+    origin = gpuimg__now_ms();
+}
 
 static void write_trace(void)
 {
@@ -43,11 +51,15 @@ static void write_trace(void)
     size_t n = atomic_load(&used);
     n = n < MAX_EVENTS ? n : MAX_EVENTS;
     fprintf(f, "{\"traceEvents\":[\n");
+    int first = 1;
     for (size_t i = 0; i < n; i++) {
         const event *e = &events[i];
+        if (!atomic_load_explicit(&e->ready, memory_order_acquire))
+            continue;
         fprintf(f,
                 "%s{\"name\":\"%s\",\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%.1f,\"dur\":%.1f}\n",
-                i ? "," : "", e->name, e->tid, (e->t0 - origin) * 1e3, (e->t1 - e->t0) * 1e3);
+                first ? "" : ",", e->name, e->tid, (e->t0 - origin) * 1e3, (e->t1 - e->t0) * 1e3);
+        first = 0;
     }
     fprintf(f, "]}\n");
     fclose(f);
@@ -62,10 +74,8 @@ int gpuimg__trace_on(void)
     if (atomic_compare_exchange_strong(&state, &unread, 3)) {
         path = getenv("GPUIMG_TRACE");
         int on = path && path[0] && (events = calloc(MAX_EVENTS, sizeof *events)) != NULL;
-        if (on) {
-            origin = gpuimg__now_ms();
+        if (on)
             atexit(write_trace);
-        }
         atomic_store_explicit(&state, on ? 2 : 1, memory_order_release);
         return on;
     }
@@ -91,6 +101,7 @@ void gpuimg__trace(const char *name, double t0, double t1)
     e->tid = my_tid;
     e->t0 = t0;
     e->t1 = t1;
+    atomic_store_explicit(&e->ready, 1, memory_order_release);
 }
 
 double gpuimg__trace_since(const char *name, double t0)

@@ -35,7 +35,6 @@ gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_
     }
     if (!f->meta->orientation)
         f->meta->orientation = 1;
-    gpuimg__nvjpeg_preload(); /* beside the device's opening, not after it */
     f->name = name;
     f->data = data;
     f->size = size;

@@ -40,8 +40,8 @@ typedef struct huff {
     uint8_t huffval[256];
     uint16_t fast[1 << FAST_BITS];
     /* AC only: the symbols whose codes and extra bits all lie in the next
-     * MULTI_BITS, up to and with an end of block: their bits in bits 0-4,
-     * the coefficients they move past in bits 5-11, bit 12 set when the
+     * MULTI_BITS, up to and with an end of block: their bits in bits 0-3,
+     * the coefficients they move past in bits 4-10, bit 11 set when the
      * last is the end of block; 0 when even the first does not fit. Two
      * symbols a lookup, about, on a photograph: a symbol alone is one
      * load and one shift, a chain the table's latency bounds. */
@@ -67,10 +67,11 @@ static void refill_slow(bits *b)
 {
     while (b->n <= 56 && b->p < b->end) {
         uint8_t c = *b->p++;
-        if (c == 0xFF) { /* stuffed: fill bytes, then the 0x00 */
+        if (c == 0xFF) { /* stuffed: fill bytes, then the 0x00 (absent at a cut end) */
             while (b->p < b->end && *b->p == 0xFF)
                 b->p++;
-            b->p++;
+            if (b->p < b->end)
+                b->p++;
         }
         b->buf |= (uint64_t)c << (56 - b->n);
         b->n += 8;

@@ -101,14 +101,17 @@ static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
     int scans = 0, jfif = 0, adobe = -1; /* Adobe's transform, -1: none */
     frame f = {0};
     unsigned interval = 0, quant = 0; /* DRI's interval; the DQT tables defined */
+    /* libjpeg-turbo settles the colour space at the first SOS, from the
+     * markers before it (default_decompress_parms): those after do not count */
+    int colour_ok = 0;
     size_t i = 2;
     gpuimg__jpeg_segment s;
     /* 0 from the walk: garbage between segments (libjpeg warns), or a
      * segment cut short */
     while (gpuimg__jpeg_next(data, size, &i, &s)) {
         uint8_t m = s.marker;
-        if (m == 0xD9) /* EOI: whole, if it had a frame and a scan */
-            return f.n && scans && (out->components == 1 || ycbcr(jfif, adobe, f.id));
+        if (m == 0xD9) /* EOI: whole, if it had a frame and a scan read as YCbCr */
+            return f.n && scans && colour_ok;
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7))
             continue; /* no length (a restart outside a scan is odd, but harmless) */
         /* libjpeg stops at any other marker it does not know (a second SOI,
@@ -116,6 +119,10 @@ static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
         if (!((m >= 0xC0 && m <= 0xCF) || m == 0xDA || m == 0xDB || m == 0xDC || m == 0xDD ||
               (m >= 0xE0 && m <= 0xEF) || m == 0xFE) ||
             m == 0xC8)
+            return 0;
+        /* DAC: arithmetic coding's conditioning, which libjpeg checks (and
+         * stops at) though a Huffman file has no use for it */
+        if (m == 0xCC)
             return 0;
         const uint8_t *seg = s.body;
         size_t n = s.len;
@@ -171,6 +178,8 @@ static int scan_file(const uint8_t *data, size_t size, gpuimg__jpeg_shape *out,
             adobe = seg[11];
         } else if (m == 0xDA) { /* SOS, then its entropy-coded data walked */
             gpuimg__scan_layout layout;
+            if (f.n && !scans)
+                colour_ok = out->components == 1 || ycbcr(jfif, adobe, f.id);
             for (int c = 0; c < f.n; c++)
                 if (!(quant >> f.tq[c] & 1)) /* libjpeg: "quantization table not defined" */
                     return 0;
