@@ -44,8 +44,8 @@
 // nvJPEG's library handles, per device for the whole process: the engine's
 // (which also encodes), and the CUDA decoder's, made at its first file (or
 // first, on a GPU without the engine). A handle is thread-safe (its states
-// are not), and on an H100 each takes 0.28 s to make, and a state about
-// 0.25 s, the driver making them one at a time (GPUIMG_TRACE's timeline of
+// are not), and on an H100 each takes 0.28 s to make, and an engine state
+// 0.37-0.45 s, the driver making them one at a time (GPUIMG_TRACE's timeline of
 // a batch on two H100s: eight workers' states took 2 s), so a batch's
 // workers share the handles, make only the states they use (a decoding
 // worker the engine's, a finishing worker the encoder's), and give their
@@ -326,7 +326,7 @@ namespace
 {
 
 // Codecs given back by backends that closed, by device, for the next
-// backend there: a state costs about 0.25 s to make on an H100 and the
+// backend there: an engine state costs 0.37-0.45 s to make on an H100 and the
 // driver makes them one at a time (four workers' took a second, eight on
 // two GPUs two), and about as long to destroy. Like the handles, they
 // stay until the process ends.
