@@ -9,6 +9,11 @@
 #            peak memory; a timeline of the 400 (GPUIMG_TRACE).
 #   devices: every GPU against the first alone, 400 of 4000x3000 and 120
 #            of 2000x1500, twice each, and their timelines.
+#   checks:  the whole suite on CUDA; compute-sanitizer memcheck over a
+#            batch (photographs, a cut JPEG, a restart-interval one, a
+#            progressive one) and over the cuda and nvjpeg suites. DIR also
+#            holds check_gpuimg. (Issue 26's final runs: table, then checks,
+#            on one GPU; devices on two.)
 # Usage: bench/batch_device.sh DIR PART...
 set -uo pipefail
 DIR=${1:?usage: batch_device.sh DIR PART...}
@@ -70,6 +75,27 @@ devices)
         GPUIMG_TRACE=$OUT/trace120_dev$d.json $G --time batch --devices $d $W/jpg120 $W/o \
             blur:sigma=2 2>&1 | tail -2
         rm -rf $W/o
+    done
+    ;;
+checks)
+    export GPUIMG_BIN=$G GPUIMG_GOLDEN=$PWD/tests/golden
+    SAN=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    ( time GPUIMG_BACKEND=cuda timeout 300 $DIR/check_gpuimg ) > $OUT/suite_cuda.log 2>&1
+    echo "suite cuda rc=$?" >> $OUT/suite_cuda.log
+    grep -E "^(backend|SKIP)|%: Checks|:[FE]:|rc=|^real|damaged corpus" $OUT/suite_cuda.log
+    M=/tmp/mc; rm -rf $M; mkdir -p $M
+    python3 bench/make_photos.py $DIR/photo.jpg $M/in 20 jpg 1280 720
+    cp tests/jpeg_damaged/cut50_420.jpg tests/jpeg_damaged/clean_dri.jpg \
+        tests/jpeg_damaged/clean_prog.jpg $M/in/
+    timeout 120 "$SAN" --tool memcheck --error-exitcode 9 $G -q batch $M/in $M/out \
+        blur:sigma=2 rotate:angle=90 > $OUT/memcheck_batch.log 2>&1
+    echo "memcheck batch rc=$? (1: the cut file) outputs $(ls $M/out | wc -l)" >> $OUT/memcheck_batch.log
+    grep -E "ERROR SUMMARY|rc=" $OUT/memcheck_batch.log
+    for su in cuda nvjpeg; do
+        GPUIMG_BACKEND=cuda CK_FORK=no CK_RUN_SUITE=$su timeout 600 "$SAN" --tool memcheck \
+            --error-exitcode 9 $DIR/check_gpuimg > $OUT/memcheck_$su.log 2>&1
+        echo "memcheck $su rc=$?" >> $OUT/memcheck_$su.log
+        grep -E "%: Checks|ERROR SUMMARY|rc=|:[FE]:" $OUT/memcheck_$su.log
     done
     ;;
 esac
