@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/floor.h"
 #include "core/trace.h"
 #include "device.cuh"
 #include "jpeg_codec.h"
@@ -986,7 +987,7 @@ gpuimg_status cuda_open(gpuimg_backend **out, int device, char *msg, size_t msgl
     const char *sync = getenv("GPUIMG_SYNC");
     cb->sync_launches = sync && strcmp(sync, "1") == 0;
     // cudaFree(0) creates the context now, so its cost shows as "init".
-    double t0 = gpuimg__trace_now();
+    double t0 = gpuimg__now_ms();
     bool ok = (err = cudaSetDevice(device)) == cudaSuccess && (err = cudaFree(0)) == cudaSuccess;
     if (ok)
         t0 = gpuimg__trace_since("CUDA context", t0);

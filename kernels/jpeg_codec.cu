@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/floor.h"
 #include "core/trace.h"
 #include "jpeg_codec.h"
 #include "kernels.h"
@@ -340,7 +341,7 @@ void decoder_ready(GpuJpeg *j)
     if (j->dec_tried)
         return;
     j->dec_tried = true;
-    double t0 = gpuimg__trace_now();
+    double t0 = gpuimg__now_ms();
     nvjpegHandle_t hw = j->handles->hw;
     if (hw && ok(j->api->JpegStateCreate(hw, &j->hw_state)) &&
         ok(j->api->JpegStreamCreate(hw, &j->parsed))) {
@@ -361,7 +362,7 @@ nvjpegStatus_t encoder_ready(GpuJpeg *j)
 {
     if (j->enc_state && j->enc_params)
         return NVJPEG_STATUS_SUCCESS;
-    double t0 = gpuimg__trace_now();
+    double t0 = gpuimg__now_ms();
     nvjpegStatus_t s = NVJPEG_STATUS_SUCCESS;
     if (!j->enc_state)
         s = j->api->EncoderStateCreate(j->main, &j->enc_state, nullptr);
@@ -383,7 +384,7 @@ nvjpegStatus_t encoder_ready(GpuJpeg *j)
 
 GpuJpeg *gpuimg__gpujpeg_create(char *why, size_t len)
 {
-    double t0 = gpuimg__trace_now();
+    double t0 = gpuimg__now_ms();
     const NvjpegApi *api = gpuimg__nvjpeg(why, len);
     if (!api)
         return nullptr;
@@ -442,7 +443,7 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
         snprintf(msg, msglen, "out of memory");
         return GPUIMG_ERR_NOMEM;
     }
-    double t_wait = gpuimg__trace_now();
+    double t_wait = gpuimg__now_ms();
     cudaError_t err = cudaStreamSynchronize(stream); // see "Ordering" above
     if (err != cudaSuccess)
         return device_fail(msg, msglen, "cudaStreamSynchronize (before nvJPEG decode)", err);
@@ -485,7 +486,7 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
         }
     }
     gpuimg_status st = GPUIMG_OK;
-    double t0 = gpuimg__trace_now();
+    double t0 = gpuimg__now_ms();
     for (int colour = 0; colour < 2 && st == GPUIMG_OK; colour++) {
         if (!on_hw[colour])
             continue;

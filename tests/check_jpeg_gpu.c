@@ -741,6 +741,14 @@ START_TEST(batch_like_run)
 }
 END_TEST
 
+/* A corpus file's name in one folder: public/x.jpg as public_x.jpg. */
+static void flat_name(char *flat, size_t len, const char *name)
+{
+    snprintf(flat, len, "%.127s", name);
+    for (char *c = flat; *c; c++)
+        *c = *c == '/' ? '_' : *c;
+}
+
 /* The damaged-JPEG corpus on the device (issue 26: three cut files of a
  * public corpus decoded there with exit 0): `batch` and `run` with the
  * device's codec, and `run` on the CPU, give every file the same exit
@@ -756,10 +764,8 @@ START_TEST(damaged_agree)
     snprintf(in, sizeof in, "%s/in", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     ck_assert_int_eq(mkdir(in, 0755), 0);
-    for (int i = 0; i < n; i++) { /* public/x.jpg as public_x.jpg: one folder */
-        snprintf(flat, sizeof flat, "%.127s", names[i]);
-        for (char *c = flat; *c; c++)
-            *c = *c == '/' ? '_' : *c;
+    for (int i = 0; i < n; i++) {
+        flat_name(flat, sizeof flat, names[i]);
         size_t len;
         char *data = tu_read_file(damaged_path(names[i]), &len);
         snprintf(path, sizeof path, "%s/%s", in, flat);
@@ -775,9 +781,7 @@ START_TEST(damaged_agree)
     ck_assert_msg(rc == (failed ? 1 : 0), "batch exits %d: %.300s", rc, err);
     free(err);
     for (int i = 0; i < n; i++) {
-        snprintf(flat, sizeof flat, "%.127s", names[i]);
-        for (char *c = flat; *c; c++)
-            *c = *c == '/' ? '_' : *c;
+        flat_name(flat, sizeof flat, names[i]);
         snprintf(path, sizeof path, "%s/%s", in, flat);
         snprintf(o, sizeof o, "%s/%.*s.png", out, (int)(strrchr(flat, '.') - flat), flat);
         int in_batch = access(o, F_OK) == 0 ? 0 : 3;

@@ -101,13 +101,14 @@ static gpuimg_status make_out_dir(gpuimg_ctx *ctx, const char *out_dir)
     return GPUIMG_OK;
 }
 
-/* A benchmark's knob (batch.h): the environment's value in 1..most, else
- * the default. */
-static int knob(const char *name, int fallback, int most)
+/* A benchmark's knob (batch.h): the environment's value in least..most,
+ * else the default. */
+static int knob(const char *name, int fallback, int least, int most)
 {
     const char *v = getenv(name);
-    int n = v ? atoi(v) : 0;
-    return n >= 1 && n <= most ? n : fallback;
+    char *end;
+    long n = v && *v ? strtol(v, &end, 10) : -1;
+    return v && *v && !*end && n >= least && n <= most ? (int)n : fallback;
 }
 
 /* The run: the workers and their contexts, the queue, the pool. */
@@ -161,12 +162,11 @@ static gpuimg_status run_start(gpuimg_ctx *ctx, batch *b, run *r)
 {
     const gpuimg_batch_options *opt = b->opt;
     r->jobs = gpuimg__thread_count(opt->jobs);
-    b->streams = knob("GPUIMG_STREAMS", STREAMS_PER_DEVICE, 16);
-    b->jpeg_batch = knob("GPUIMG_JPEG_BATCH", JPEG_BATCH, JPEG_BATCH_MAX);
+    b->streams = knob("GPUIMG_STREAMS", STREAMS_PER_DEVICE, 1, 16);
+    b->jpeg_batch = knob("GPUIMG_JPEG_BATCH", JPEG_BATCH, 1, JPEG_BATCH_MAX);
     /* decoding workers only where the device may decode JPEG (the opening
      * drops them when the backend turns out to be the CPU) */
-    const char *dv = getenv("GPUIMG_DECODERS");
-    b->decoders = dv && dv[0] >= '0' && dv[0] <= '4' && !dv[1] ? dv[0] - '0' : DECODERS_PER_DEVICE;
+    b->decoders = knob("GPUIMG_DECODERS", DECODERS_PER_DEVICE, 0, 4);
     if (b->cfg.jpeg_codec == GPUIMG_JPEG_CPU || !gpuimg__plan_has_jpeg(b, 1))
         b->decoders = 0;
     r->dv = (devices_opening){.ctx = ctx, .b = b, .jobs = r->jobs};

@@ -307,10 +307,11 @@ void *gpuimg__device_worker(void *arg)
      * handles are shared, and each makes only the state it uses): the
      * first ready says for the decoders whether JPEGs are kept for the
      * device. Under --jpeg-codec gpu the opening has checked it already. */
-    int jpeg_device = atomic_load(&b->device_jpeg) != 0 && gpuimg__plan_has_jpeg(b, 0) &&
+    int has_jpeg = gpuimg__plan_has_jpeg(b, 0);
+    int jpeg_device = atomic_load(&b->device_jpeg) != 0 && has_jpeg &&
                       gpuimg__backend(w->ctx, &be) == GPUIMG_OK &&
                       gpuimg__jpeg_device(w->ctx, be) == 1;
-    if (gpuimg__plan_has_jpeg(b, 0)) {
+    if (has_jpeg) {
         int unknown = -1;
         atomic_compare_exchange_strong(&b->device_jpeg, &unknown, jpeg_device);
     }

@@ -7,6 +7,10 @@
 
 #include "gpuimg.h"
 
+#ifdef __cplusplus
+extern "C" { /* the clock is the kernels' too */
+#endif
+
 /* Records the detail of a failure and returns st, so callers can write
  * `return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: %s", path, strerror(errno));`. */
 gpuimg_status gpuimg__fail(gpuimg_ctx *ctx, gpuimg_status st, const char *fmt, ...)
@@ -24,5 +28,9 @@ void gpuimg__warn_once(gpuimg_ctx *ctx, int *flag, const char *fmt, ...)
 
 /* Monotonic milliseconds. */
 double gpuimg__now_ms(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

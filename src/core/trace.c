@@ -116,8 +116,3 @@ void gpuimg__trace_finish(void)
     if (atomic_load(&state) == 2)
         write_trace();
 }
-
-double gpuimg__trace_now(void)
-{
-    return gpuimg__now_ms();
-}

@@ -22,8 +22,6 @@ double gpuimg__trace_since(const char *name, double t0);
 /* Writes the file now (once), for a process that leaves without its
  * exit handlers (the CLI after CUDA); nothing when tracing is off. */
 void gpuimg__trace_finish(void);
-/* gpuimg__now_ms, for the kernels' side (core/internal.h is C's). */
-double gpuimg__trace_now(void);
 
 #ifdef __cplusplus
 }

@@ -100,6 +100,17 @@ static inline void refill(bits *b)
     }
 }
 
+/* What a symbol means to the walk: the extra bits after its code (a DC
+ * symbol is their count; an AC symbol's low nibble), and for AC the
+ * coefficients it moves past (its run and itself; 16 for ZRL; 0 for an
+ * end of block). */
+static int symbol_extra(int sym, int dc, int *adv)
+{
+    int extra = dc ? sym : sym & 15;
+    *adv = dc ? 0 : extra ? (sym >> 4) + 1 : (sym >> 4) == 15 ? 16 : 0;
+    return extra;
+}
+
 /* libjpeg's jpeg_make_d_derived_tbl and its checks; 0 where libjpeg
  * stops (bad table). */
 static int make_table(huff *h, const uint8_t counts[16], const uint8_t *vals, int nvals, int dc)
@@ -113,9 +124,7 @@ static int make_table(huff *h, const uint8_t counts[16], const uint8_t *vals, in
         for (int i = 0; i < counts[l - 1]; i++)
             size[p++] = (uint8_t)l;
     }
-    size[p] = 0;
-    if (p != nvals)
-        return 0;
+    size[p] = 0; /* p is nvals: the counts' sum, checked by the caller */
     int32_t c = 0;
     int si = size[0];
     for (int k = 0; size[k];) {
@@ -142,13 +151,9 @@ static int make_table(huff *h, const uint8_t counts[16], const uint8_t *vals, in
     memcpy(h->huffval, vals, (size_t)nvals);
     memset(h->fast, 0, sizeof h->fast);
     for (int k = 0; k < nvals; k++) {
-        int sym = vals[k], extra = sym & 15, adv;
-        if (dc && sym > 15)
+        if (dc && vals[k] > 15)
             return 0;
-        if (dc)
-            adv = 0, extra = sym;
-        else
-            adv = extra ? (sym >> 4) + 1 : (sym >> 4) == 15 ? 16 : 0;
+        int adv, extra = symbol_extra(vals[k], dc, &adv);
         if (size[k] > FAST_BITS)
             continue;
         int shift = FAST_BITS - size[k];
@@ -158,7 +163,7 @@ static int make_table(huff *h, const uint8_t counts[16], const uint8_t *vals, in
     }
     if (!dc)
         for (int v = 0; v < 1 << MULTI_BITS; v++) {
-            int pos = 0, moved = 0, eob = 0, count = 0;
+            int pos = 0, moved = 0, eob = 0;
             while (!eob && moved < 64) {
                 /* the FAST_BITS at pos, zeros past the index's bits: a code
                  * resolved within them is the code (prefix property) */
@@ -167,12 +172,11 @@ static int make_table(huff *h, const uint8_t counts[16], const uint8_t *vals, in
                 int t = (int)(e & 31), adv = (int)(e >> 5 & 31);
                 if (!e || pos + t > MULTI_BITS)
                     break;
-                pos += t;
-                count++;
+                pos += t; /* t >= 1: pos > 0 once a symbol fits */
                 eob = adv == 0;
                 moved += adv;
             }
-            h->multi[v] = count ? (uint16_t)(pos | moved << 4 | eob << 11) : 0;
+            h->multi[v] = pos ? (uint16_t)(pos | moved << 4 | eob << 11) : 0;
         }
     h->defined = 1;
     return 1;
@@ -221,10 +225,7 @@ static int slow_symbol(const huff *h, uint64_t buf, int dc, int *adv)
     }
     if (l > 16)
         return -1;
-    int sym = h->huffval[(code + h->valoffset[l]) & 0xFF];
-    int extra = dc ? sym : sym & 15;
-    *adv = dc ? 0 : extra ? (sym >> 4) + 1 : (sym >> 4) == 15 ? 16 : 0;
-    return l + extra;
+    return l + symbol_extra(h->huffval[(code + h->valoffset[l]) & 0xFF], dc, adv);
 }
 
 /* One symbol and its extra bits taken: the coefficients moved (ac), or -1
@@ -306,6 +307,15 @@ static size_t marker_at(const uint8_t *data, size_t size, size_t i)
     return size;
 }
 
+/* Where the marker's code is, past the fill bytes at end (the 0xFF
+ * marker_at found); size when the file ends first. */
+static size_t code_at(const uint8_t *data, size_t size, size_t end)
+{
+    while (end < size && data[end] == 0xFF)
+        end++;
+    return end;
+}
+
 /* Whether a segment was used up: every whole byte of it read, under a
  * byte of bits left (the encoder's padding). */
 static int used_up(const bits *b)
@@ -333,13 +343,11 @@ size_t gpuimg__jpeg_walk_scan(const uint8_t *data, size_t size, size_t pos,
         if (interval && to_go == 0) { /* the interval ends at RSTn, the next in turn */
             if (!used_up(&b))
                 return 0;
-            size_t k = end;
-            while (k < size && data[k] == 0xFF)
-                k++;
-            if (k >= size || data[k] != 0xD0 + next_rst)
+            size_t at = code_at(data, size, end);
+            if (at >= size || data[at] != 0xD0 + next_rst)
                 return 0;
             next_rst = (next_rst + 1) & 7;
-            pos = k + 1;
+            pos = at + 1;
             end = marker_at(data, size, pos);
             b = (bits){data + pos, data + end, 0, 0};
             to_go = interval;
@@ -349,12 +357,6 @@ size_t gpuimg__jpeg_walk_scan(const uint8_t *data, size_t size, size_t pos,
         to_go--;
     }
     /* the scan's last byte read, and a marker (not a restart) after it */
-    if (!used_up(&b) || end >= size)
-        return 0;
-    size_t k = end;
-    while (k < size && data[k] == 0xFF)
-        k++;
-    if (k >= size || (data[k] >= 0xD0 && data[k] <= 0xD7))
-        return 0;
-    return end;
+    size_t at = code_at(data, size, end);
+    return !used_up(&b) || at >= size || (data[at] >= 0xD0 && data[at] <= 0xD7) ? 0 : end;
 }

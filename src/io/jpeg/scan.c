@@ -52,6 +52,11 @@ static int quant_define(const uint8_t *seg, size_t len, unsigned *defined)
     return 1;
 }
 
+static uint32_t ceil_div(uint64_t a, uint64_t b)
+{
+    return (uint32_t)((a + b - 1) / b);
+}
+
 /* SOS's body (len bytes) against the frame: the one scan of a sequential
  * file, every component in the frame's order, all 64 coefficients; 0 for
  * any other (libjpeg-turbo may read it, or stop: the CPU decides). */
@@ -79,8 +84,8 @@ static int scan_layout(const uint8_t *seg, size_t len, const frame *f, int width
     if (ns == 1) { /* one block an MCU, over the component's own blocks */
         out->blocks = 1;
         out->block_comp[0] = 0;
-        out->mcus_per_row = (uint32_t)(((uint64_t)width * f->h[0] + 8 * hmax - 1) / (8 * hmax));
-        out->mcu_rows = (uint32_t)(((uint64_t)height * f->v[0] + 8 * vmax - 1) / (8 * vmax));
+        out->mcus_per_row = ceil_div((uint64_t)width * f->h[0], 8 * (uint64_t)hmax);
+        out->mcu_rows = ceil_div((uint64_t)height * f->v[0], 8 * (uint64_t)vmax);
         return 1;
     }
     out->blocks = 0;
@@ -90,8 +95,8 @@ static int scan_layout(const uint8_t *seg, size_t len, const frame *f, int width
                 return 0;
             out->block_comp[out->blocks++] = (uint8_t)c;
         }
-    out->mcus_per_row = (uint32_t)((width + 8 * hmax - 1) / (8 * hmax));
-    out->mcu_rows = (uint32_t)((height + 8 * vmax - 1) / (8 * vmax));
+    out->mcus_per_row = ceil_div((uint64_t)width, 8 * (uint64_t)hmax);
+    out->mcu_rows = ceil_div((uint64_t)height, 8 * (uint64_t)vmax);
     return 1;
 }
 
