@@ -10,7 +10,8 @@ CFLAGS  += $(OPT) $(SAN) -std=c11 -Wall -Wextra -Werror -MMD -MP
 # The libraries' flags from their pkg-config files (each -dev package of
 # install-deps.sh ships one), asked once per make; -lm and -lpthread are
 # the C library's.
-PKGS    = libturbojpeg libjpeg libtiff-4 libwebpmux libwebp libdeflate stb libpng16 zlib
+PKGS    = libturbojpeg libjpeg libtiff-4 libwebpmux libwebp libdeflate stb libpng16 zlib \
+          libheif libjxl libjxl_threads lcms2
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 CPPFLAGS += -Iinclude -Isrc $(PKG_CFLAGS)
@@ -23,12 +24,16 @@ CHECK_LIBS := $(shell pkg-config --libs check)
 # take the shared libraries unless the whole link were static (libc too),
 # and libtiff's private list adds libjpeg.a beside libturbojpeg.a, which
 # already holds the libjpeg API.
+# libheif, libjxl and LittleCMS come without static archives in Debian 12:
+# they are linked shared, and travel to the GPU machine beside the binary
+# (bench/device_libs.sh gathers them and their own dependencies).
 ifeq ($(STATIC),1)
 ARCHIVES = /usr/lib/x86_64-linux-gnu
+SHARED_ONLY = $(shell pkg-config --libs libheif libjxl libjxl_threads lcms2)
 LDLIBS  = $(ARCHIVES)/libtiff.a $(ARCHIVES)/libturbojpeg.a $(ARCHIVES)/libwebpmux.a \
           $(ARCHIVES)/libwebp.a $(ARCHIVES)/libLerc.a $(ARCHIVES)/libjbig.a $(ARCHIVES)/libzstd.a \
           $(ARCHIVES)/liblzma.a $(ARCHIVES)/libdeflate.a $(ARCHIVES)/libstb.a \
-          $(ARCHIVES)/libpng16.a $(ARCHIVES)/libz.a -lstdc++ -lm -lpthread
+          $(ARCHIVES)/libpng16.a $(ARCHIVES)/libz.a $(SHARED_ONLY) -lstdc++ -lm -lpthread
 CHECK_LIBS = $(ARCHIVES)/libcheck.a $(ARCHIVES)/libsubunit.a -lrt
 endif
 

@@ -4,8 +4,11 @@
 # by the README's quick start and by .ci/run). Uses sudo when not root.
 set -eu
 # pkg-config: the Makefile takes each library's flags from its .pc file.
-# clang, libclang-rt-dev (libFuzzer) and valgrind are for the tests only.
-PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil"
+# clang, libclang-rt-dev (libFuzzer) and valgrind are for the tests only,
+# as are the formats' own tools the round trips are checked against
+# (libheif-examples, libjxl-tools, liblcms2-utils), exiftool and the ICC
+# profiles of icc-profiles-free.
+PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev libheif-dev libjxl-dev liblcms2-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil libheif-examples libjxl-tools liblcms2-utils libimage-exiftool-perl icc-profiles-free"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive

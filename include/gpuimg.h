@@ -127,7 +127,10 @@ typedef enum gpuimg_format {
     GPUIMG_FORMAT_PPM,  /* binary P6; gray is widened, alpha dropped */
     GPUIMG_FORMAT_PGM,  /* binary P5; colour becomes Rec.601 luma, alpha dropped */
     GPUIMG_FORMAT_WEBP, /* lossy at jpeg_quality, or lossless; gray becomes RGB */
-    GPUIMG_FORMAT_TIFF  /* Deflate with the horizontal predictor */
+    GPUIMG_FORMAT_TIFF, /* Deflate with the horizontal predictor */
+    GPUIMG_FORMAT_HEIC, /* HEVC in HEIF (libheif): lossy at jpeg_quality, or lossless */
+    GPUIMG_FORMAT_AVIF, /* AV1 in HEIF (libheif): likewise */
+    GPUIMG_FORMAT_JXL   /* JPEG XL (libjxl): likewise; 16 bits kept */
 } gpuimg_format;
 
 /* The format named by a bare name ("jpg", as --format takes it)... */
@@ -192,7 +195,7 @@ typedef struct gpuimg_config {
     uint64_t max_pixels;         /* 0 = default 2^30 */
     int no_auto_orient;          /* 1: keep the pixels as stored, whatever EXIF says */
     int strip;                   /* 1: write no metadata (profile, EXIF, XMP) */
-    int webp_lossless;           /* 1: WebP output lossless and exact */
+    int lossless;                /* 1: WebP, HEIF/AVIF and JPEG XL output lossless and exact */
     /* 8 or 16: images are loaded at this depth (8 -> 16 is v * 257, 16 -> 8
      * round(v * 255 / 65535)), so the pipeline runs and writes at it; 0
      * keeps each file's own. */

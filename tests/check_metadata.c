@@ -446,7 +446,7 @@ START_TEST(webp_read_and_written)
     gpuimg_config cfg;
     gpuimg_config_init(&cfg);
     cfg.backend = GPUIMG_BACKEND_CPU;
-    cfg.webp_lossless = 1;
+    cfg.lossless = 1;
     gpuimg_ctx *lossless, *ctx = tu_ctx();
     ck_assert_int_eq(gpuimg_ctx_create(&cfg, &lossless), GPUIMG_OK);
     /* lossless is exact: the colour under alpha 0 too */

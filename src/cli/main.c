@@ -22,7 +22,7 @@ enum {
     G_FORMAT,
     G_NO_AUTO_ORIENT,
     G_STRIP,
-    G_WEBP_LOSSLESS,
+    G_LOSSLESS,
     G_DEPTH,
     G_JPEG_CODEC,
     G_MEMORY_BUDGET,
@@ -41,7 +41,8 @@ const struct option cli_global_options[] = {
     {"format", required_argument, NULL, G_FORMAT},
     {"no-auto-orient", no_argument, NULL, G_NO_AUTO_ORIENT},
     {"strip", no_argument, NULL, G_STRIP},
-    {"webp-lossless", no_argument, NULL, G_WEBP_LOSSLESS},
+    {"lossless", no_argument, NULL, G_LOSSLESS},
+    {"webp-lossless", no_argument, NULL, G_LOSSLESS}, /* the old name, kept */
     {"depth", required_argument, NULL, G_DEPTH},
     {"jpeg-codec", required_argument, NULL, G_JPEG_CODEC},
     {"memory-budget", required_argument, NULL, G_MEMORY_BUDGET},
@@ -73,8 +74,9 @@ static void global_help(void)
            "                           as the EXIF Orientation says)\n"
            "  --strip                  write no metadata (default: the input's ICC profile,\n"
            "                           EXIF and XMP go into PNG, JPEG, WebP and TIFF outputs)\n"
-           "  --webp-lossless          WebP output lossless and exact (default: lossy at\n"
-           "                           --jpeg-quality)\n"
+           "  --lossless               WebP, HEIF/AVIF and JPEG XL output lossless and exact\n"
+           "                           (default: lossy at --jpeg-quality; --webp-lossless\n"
+           "                           is its old name)\n"
            "  --depth 8|16             bits per value of the images read, processed and\n"
            "                           written (default: each file's own; 8 -> 16 is v * 257;\n"
            "                           JPEG, BMP, TGA and WebP hold 8 bits, with a warning)\n"
@@ -211,7 +213,7 @@ int cli_global_option(cli *c, int opt, const char *arg)
     case G_TIME: c->time = 1; break;
     case G_NO_AUTO_ORIENT: c->cfg.no_auto_orient = 1; break;
     case G_STRIP: c->cfg.strip = 1; break;
-    case G_WEBP_LOSSLESS: c->cfg.webp_lossless = 1; break;
+    case G_LOSSLESS: c->cfg.lossless = 1; break;
     case G_DEPTH:
         if (strcmp(arg, "8") != 0 && strcmp(arg, "16") != 0) {
             cli_error(c, "--depth: '%s' is not 8 or 16", arg);

@@ -175,7 +175,7 @@ gpuimg_status gpuimg__encode_webp(gpuimg_ctx *ctx, FILE *f, const char *name, gp
     if (!WebPConfigInit(&config) || !WebPPictureInit(&pic))
         return gpuimg__fail(ctx, GPUIMG_ERR_INTERNAL, "%s: libwebp version mismatch", name);
     config.quality = (float)ctx->cfg.jpeg_quality;
-    if (ctx->cfg.webp_lossless) {
+    if (ctx->cfg.lossless) {
         config.lossless = 1;
         config.exact = 1; /* every value, transparent pixels' colour included */
         config.quality = 75;

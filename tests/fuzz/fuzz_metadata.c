@@ -185,7 +185,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx) {
         gpuimg_config cfg;
         gpuimg_config_init(&cfg);
-        cfg.webp_lossless = 1; /* the same pixels back */
+        cfg.lossless = 1; /* the same pixels back */
         ctx = fuzz_ctx_with(&cfg);
     }
     exif_walk(data, size);

@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!ctx) {
         gpuimg_config cfg;
         gpuimg_config_init(&cfg);
-        cfg.webp_lossless = 1;
+        cfg.lossless = 1;
         ctx = fuzz_ctx_with(&cfg);
     }
     if (size < 12 || size - 8 > UINT32_MAX)
