@@ -65,6 +65,12 @@ typedef struct gpuimg_metadata {
      * load for a thumbnail (SPEC §3), which the thumbnail's size is
      * computed from; 0 when it did not. */
     int shrunk_from_width, shrunk_from_height;
+    /* PNG's colour chunks besides iCCP (gAMA, cHRM, sRGB, cICP), each as
+     * its 4-byte type, 4-byte big-endian length and data, in file order:
+     * written back into PNG outputs; dropped when the pixels change colour
+     * space (colour, a CMYK file's conversion). */
+    uint8_t *png_colour;
+    size_t png_colour_len;
 } gpuimg_metadata;
 
 void gpuimg_metadata_free(gpuimg_metadata *m);

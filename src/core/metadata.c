@@ -14,6 +14,7 @@ void gpuimg_metadata_free(gpuimg_metadata *m)
     free(m->icc);
     free(m->exif);
     free(m->xmp);
+    free(m->png_colour);
     free(m);
 }
 
@@ -36,7 +37,9 @@ gpuimg_metadata *gpuimg__metadata_dup(const gpuimg_metadata *m)
     d->icc = gpuimg__meta_copy(m->icc, m->icc_len);
     d->exif = gpuimg__meta_copy(m->exif, m->exif_len);
     d->xmp = gpuimg__meta_copy(m->xmp, m->xmp_len);
-    if ((m->icc_len && !d->icc) || (m->exif_len && !d->exif) || (m->xmp_len && !d->xmp)) {
+    d->png_colour = gpuimg__meta_copy(m->png_colour, m->png_colour_len);
+    if ((m->icc_len && !d->icc) || (m->exif_len && !d->exif) || (m->xmp_len && !d->xmp) ||
+        (m->png_colour_len && !d->png_colour)) {
         gpuimg_metadata_free(d);
         return NULL;
     }
