@@ -51,6 +51,11 @@ struct CudaBackend {
     uint8_t *d_table = nullptr;
     void *h_table = nullptr;
     cudaEvent_t table_copied = nullptr; // h_table may be rewritten once this fired
+    // A colour conversion's table (colour_map), copied when a conversion
+    // other than the last one copied comes (by its id): a batch converting
+    // one phone's photographs copies it once.
+    float *d_colour = nullptr;
+    unsigned long long colour_id = 0;
     // A resize's axis tables, both axes in one copy, staged in pinned
     // memory as the weights are; grown as sizes need.
     uint8_t *d_axes = nullptr;
@@ -278,6 +283,7 @@ void cuda_close(gpuimg_backend *be)
     if (cb->weights_copied)
         cudaEventDestroy(cb->weights_copied);
     cudaFree(cb->d_table);
+    cudaFree(cb->d_colour);
     cudaFreeHost(cb->h_table);
     cudaFree(cb->d_axes);
     cudaFreeHost(cb->h_axes);
@@ -705,6 +711,32 @@ gpuimg_status reserve_table(CudaBackend *cb)
     return GPUIMG_OK;
 }
 
+// colour_map: the conversion's table on the device (once per conversion),
+// then the tetrahedral kernel over the 3 colour planes.
+gpuimg_status cuda_colour_map(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                              const gpuimg_colour_map *map)
+{
+    CudaBackend *cb = cuda(be);
+    gpuimg_status st = check_depth(cb, src->depth, "colour_map");
+    if (st != GPUIMG_OK)
+        return st;
+    const size_t bytes =
+        (size_t)GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * 3 * sizeof(float);
+    if (!cb->d_colour)
+        TRY(cb, "cudaMalloc (colour table)", cudaMalloc(&cb->d_colour, bytes));
+    if (cb->colour_id != map->id) {
+        // pageable, so the call returns once the table is staged: the
+        // table is the step's and outlives the copy anyway
+        TRY(cb, "cudaMemcpyAsync (colour table)",
+            cudaMemcpyAsync(cb->d_colour, map->lut, bytes, cudaMemcpyHostToDevice, cb->stream));
+        cb->colour_id = map->id;
+    }
+    LAUNCH(cb, "colour",
+           gpuimg__cuda_colour_lut(dplanes(src), dplanes(dst), npix(src), src->depth, cb->d_colour,
+                                   cb->stream));
+    return GPUIMG_OK;
+}
+
 // map_lut: the table of the planes' depth goes to the device once per call,
 // through pinned memory so that the copy stays asynchronous (a pageable one
 // waits for the stream), then every colour plane is looked up through it.
@@ -938,6 +970,7 @@ gpuimg_backend_ops make_cuda_ops()
     o.equalize = cuda_equalize;
     o.equalize_luma = cuda_equalize_luma;
     o.map_lut = cuda_map_lut;
+    o.colour_map = cuda_colour_map;
     o.copy_plane = cuda_copy_plane;
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;

@@ -139,6 +139,12 @@ cudaError_t gpuimg__cuda_equalize_luma(gpuimg_dplanes d_src, gpuimg_dplanes d_ds
 cudaError_t gpuimg__cuda_map_lut(const uint8_t *d_src, uint8_t *d_dst, size_t n, int depth,
                                  const uint8_t *d_lut, cudaStream_t stream);
 
+/* colour_map (backend.h): n pixels of 3 planes at depth through the
+ * conversion's table d_lut (GPUIMG_COLOUR_GRID^3 RGB floats on the
+ * device) by tetrahedral interpolation. Planes 8-byte aligned. */
+cudaError_t gpuimg__cuda_colour_lut(gpuimg_dplanes d_src, gpuimg_dplanes d_dst, size_t n, int depth,
+                                    const float *d_lut, cudaStream_t stream);
+
 /* n 16-bit values set to value (a padded resize's canvas; 8 bits is a
  * memset); n values of one plane at depth (8 or 16) widened to floats; and
  * unsharp's last step (backend.h): src's values against their blur (float)

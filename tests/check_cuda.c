@@ -80,8 +80,16 @@ static void same_step(gpuimg_ctx *cpu, gpuimg_ctx *gpu, const char *step, const 
                   step, err);
     int exact = strncmp(step, "blur", 4) != 0 && strncmp(step, "convolve", 8) != 0 &&
                 !strstr(step, "premultiplied");
-    ck_assert_msg(tu_images_agree(&got, &want, exact, msg, sizeof msg), "%s on %dx%dx%d: %s", step,
-                  in->width, in->height, in->channels, msg);
+    /* colour: the device's table against LittleCMS (SPEC §2: within 1 in
+     * at most 1% of values; at 16 bits, where LittleCMS's float pipeline
+     * and the table's float32 curves part at the last unit more often,
+     * within 2 in at most 2%) */
+    int sixteen = gpuimg_image_depth(in) == 16;
+    int agree =
+        strncmp(step, "colour", 6) == 0
+            ? tu_images_close(&got, &want, sixteen ? 2 : 1, sixteen ? 0.02 : 0.01, msg, sizeof msg)
+            : tu_images_agree(&got, &want, exact, msg, sizeof msg);
+    ck_assert_msg(agree, "%s on %dx%dx%d: %s", step, in->width, in->height, in->channels, msg);
     gpuimg_image_free(&want);
     gpuimg_image_free(&got);
 }

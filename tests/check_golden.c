@@ -249,10 +249,17 @@ START_TEST(golden)
             char msg[256];
             gpuimg_status st = tu_apply(ctx, step, &in, poison, &got, err, sizeof err);
             ck_assert_msg(st == GPUIMG_OK, "%s (%s): %s", gc->id, step, err);
-            ck_assert_msg(
-                tu_images_agree(&got, &want, strcmp(gc->tol, "exact") == 0, msg, sizeof msg),
-                "%s (%s on %s, %s backend): %s", gc->id, gc->step, gc->input, tu_backend_name(),
-                msg);
+            /* cms: LittleCMS holds a profile's matrix as s15.16 numbers and
+             * rounds its 8-bit path through fixed point: within 1 of the
+             * float64 reference at 8 bits, 2 at 16 (make_golden.py's
+             * op_colour) */
+            int agree =
+                strcmp(gc->tol, "cms") == 0
+                    ? tu_images_close(&got, &want, gpuimg_image_depth(&got) == 16 ? 2 : 1, 1.0, msg,
+                                      sizeof msg)
+                    : tu_images_agree(&got, &want, strcmp(gc->tol, "exact") == 0, msg, sizeof msg);
+            ck_assert_msg(agree, "%s (%s on %s, %s backend): %s", gc->id, gc->step, gc->input,
+                          tu_backend_name(), msg);
             gpuimg_image_free(&got);
         }
         gpuimg_image_free(&want);

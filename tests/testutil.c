@@ -106,6 +106,35 @@ int tu_images_agree(const gpuimg_image *got, const gpuimg_image *want, int exact
     return 1;
 }
 
+int tu_images_close(const gpuimg_image *got, const gpuimg_image *want, int most, double share,
+                    char *msg, size_t len)
+{
+    if (got->width != want->width || got->height != want->height ||
+        got->channels != want->channels || gpuimg_image_depth(got) != gpuimg_image_depth(want)) {
+        snprintf(msg, len, "shape %dx%dx%d, expected %dx%dx%d", got->width, got->height,
+                 got->channels, want->width, want->height, want->channels);
+        return 0;
+    }
+    size_t n = (size_t)got->width * got->height * got->channels, differing = 0;
+    for (size_t i = 0; i < n; i++) {
+        int g = tu_value(got, i), w = tu_value(want, i), d = abs(g - w);
+        if (d > most) {
+            size_t px = i / (size_t)got->channels;
+            snprintf(msg, len,
+                     "pixel (%zu,%zu) channel %zu: got %d, expected %d (more than %d off)",
+                     px % (size_t)got->width, px / (size_t)got->width, i % (size_t)got->channels, g,
+                     w, most);
+            return 0;
+        }
+        differing += d != 0;
+    }
+    if ((double)differing > share * (double)n) {
+        snprintf(msg, len, "%zu of %zu values differ (over %g%%)", differing, n, share * 100);
+        return 0;
+    }
+    return 1;
+}
+
 void tu_random_image_depth(gpuimg_image *img, int w, int h, int c, int depth, unsigned seed)
 {
     ck_assert_int_eq(gpuimg_image_alloc_depth(img, w, h, c, depth), GPUIMG_OK);

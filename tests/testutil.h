@@ -25,6 +25,10 @@ int tu_value(const gpuimg_image *img, size_t i);
  * value off by more than 1, and at most 0.1% of values off by 1 (1% at 16
  * bits, SPEC §4). Same depth required. Returns 1
  * when they agree; else describes the first mismatch in msg. */
+/* Every value of got within most of want, and at most share of them
+ * (0..1) differing at all; msg says where not. */
+int tu_images_close(const gpuimg_image *got, const gpuimg_image *want, int most, double share,
+                    char *msg, size_t len);
 int tu_images_agree(const gpuimg_image *got, const gpuimg_image *want, int exact, char *msg,
                     size_t len);
 

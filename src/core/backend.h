@@ -50,6 +50,27 @@ typedef struct gpuimg_conv {
     int absolute;
 } gpuimg_conv;
 
+/* A colour conversion (SPEC §2 colour) as a backend applies it to 3
+ * colour planes: rows, LittleCMS's transform of n interleaved RGB pixels
+ * at the planes' depth (transform8 or transform16), for the CPU; lut, the
+ * same conversion sampled for a device (core/colour_lut.h): a table of
+ * GPUIMG_COLOUR_GRID points per axis (RGB floats; node (r, g, b) at ((r *
+ * G) + g) * G + b) between two sets of per-channel curves of
+ * GPUIMG_COLOUR_SHAPER + 1 points each, in one array (GPUIMG_COLOUR_FLOATS).
+ * id names the array for a device's copy of it (distinct for every one
+ * made). */
+#define GPUIMG_COLOUR_GRID 33
+#define GPUIMG_COLOUR_SHAPER 4096
+#define GPUIMG_COLOUR_TABLE (GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * 3)
+#define GPUIMG_COLOUR_CURVE (GPUIMG_COLOUR_SHAPER + 1)
+#define GPUIMG_COLOUR_FLOATS (GPUIMG_COLOUR_TABLE + 6 * GPUIMG_COLOUR_CURVE)
+typedef struct gpuimg_colour_map {
+    void (*rows)(void *transform, const void *in, void *out, size_t n);
+    void *transform8, *transform16;
+    const float *lut;
+    unsigned long long id;
+} gpuimg_colour_map;
+
 /* The index permutations: one seam entry and one kernel file for all. */
 typedef enum gpuimg_move {
     GPUIMG_MOVE_TRANSPOSE,
@@ -163,6 +184,9 @@ typedef struct gpuimg_backend_ops {
      * host memory and stay the caller's; the backend copies what it needs. */
     gpuimg_status (*map_lut)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                              const uint8_t *lut8, const uint16_t *lut16);
+    /* A colour conversion of 3 colour planes (alpha is the op table's). */
+    gpuimg_status (*colour_map)(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
+                                const gpuimg_colour_map *map);
     /* Frees the memory a backend keeps for the next allocation (the CPU's
      * freed planes); NULL for one that keeps none. A run of one image
      * trims after its steps; a batch's contexts keep it for the next. */

@@ -161,6 +161,7 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .equalize = gpuimg__cpu_equalize,
     .equalize_luma = gpuimg__cpu_equalize_luma,
     .map_lut = gpuimg__cpu_map_lut,
+    .colour_map = gpuimg__cpu_colour_map,
     .premultiply = gpuimg__cpu_premultiply,
     .unpremultiply = gpuimg__cpu_unpremultiply,
     .trim = cpu_trim,

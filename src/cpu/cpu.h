@@ -98,6 +98,8 @@ gpuimg_status gpuimg__cpu_equalize(gpuimg_backend *be, const gpuimg_planes *src,
                                    gpuimg_planes *dst);
 gpuimg_status gpuimg__cpu_equalize_luma(gpuimg_backend *be, const gpuimg_planes *src,
                                         gpuimg_planes *dst);
+gpuimg_status gpuimg__cpu_colour_map(gpuimg_backend *be, const gpuimg_planes *src,
+                                     gpuimg_planes *dst, const gpuimg_colour_map *map);
 gpuimg_status gpuimg__cpu_map_lut(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,
                                   const uint8_t *lut8, const uint16_t *lut16);
 gpuimg_status gpuimg__cpu_resample(gpuimg_backend *be, const gpuimg_planes *src, gpuimg_planes *dst,

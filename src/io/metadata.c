@@ -73,11 +73,6 @@ void gpuimg__exif_set_orientation(uint8_t *exif, size_t n, int orientation)
 
 /* ---- ICC: the data colour space, header bytes 16-19 ---- */
 
-int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n)
-{
-    return n >= 20 && memcmp(icc + 16, "RGB ", 4) == 0;
-}
-
 /* The profile's description: its 'desc' tag, as ICC v2 (textDescription,
  * ASCII) or v4 (multiLocalizedUnicode, UTF-16BE: the first record, its
  * non-ASCII characters as '?') writes it. "" when there is none. */
@@ -268,7 +263,11 @@ void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,
     const gpuimg_metadata *m = img->meta;
     if (!m || ctx->cfg.strip)
         return;
-    if (m->icc && (img->channels >= 3 || !gpuimg__icc_is_rgb(m->icc, m->icc_len))) {
+    /* a profile goes only onto pixels of its colour space: an RGB one onto
+     * colour, a gray one onto gray, never a CMYK one (SPEC §2: a CMYK
+     * file's pixels are RGB once read) */
+    if (m->icc && m->icc_len >= 20 &&
+        memcmp(m->icc + 16, img->channels >= 3 ? "RGB " : "GRAY", 4) == 0) {
         out->icc = m->icc;
         out->icc_len = m->icc_len;
     }

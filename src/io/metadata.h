@@ -13,8 +13,6 @@
 int gpuimg__exif_orientation(const uint8_t *exif, size_t n);
 /* Rewrites the Orientation value in place (nothing when there is none). */
 void gpuimg__exif_set_orientation(uint8_t *exif, size_t n, int orientation);
-/* 1 when an ICC profile describes RGB data. */
-int gpuimg__icc_is_rgb(const uint8_t *icc, size_t n);
 
 /* The profile's 'desc' text into out ("" when none). */
 void gpuimg__icc_description(const uint8_t *icc, size_t n, char *out, size_t cap);

@@ -37,6 +37,11 @@ struct gpuimg_step {
      * the image on load (SPEC §3): the size it had in the file, oriented,
      * which the output's size is computed from. 0: the input's own. */
     int from_w, from_h;
+    /* colour: the target profile and the conversions made so far, one per
+     * source profile (colour.c); and on a per-image copy of the step, the
+     * conversion this image takes. */
+    struct gpuimg__colour_cache *colour_cache;
+    const struct gpuimg__colour_entry *colour;
 };
 
 struct gpuimg__op {
@@ -58,13 +63,26 @@ struct gpuimg__op {
     /* 1: a value operation: apply sees colour planes only, and alpha is
      * copied (gpuimg__step_apply), for every backend alike. */
     int value_op;
+    /* A step whose work depends on the image's colour profile (colour):
+     * fills the per-image copy of s for the profile icc (NULL: none) of an
+     * image of channels, and says the profile the image has after it
+     * (*out_icc, the step's own bytes). NULL for the others. */
+    gpuimg_status (*for_profile)(gpuimg_ctx *ctx, gpuimg_step *copy, const uint8_t *icc,
+                                 size_t icc_len, int channels, const uint8_t **out_icc,
+                                 size_t *out_len);
 };
 
 /* The op table's rows (table.c orders them), one per file src/ops/NAME.c. */
 extern const gpuimg__op gpuimg__op_blur, gpuimg__op_box, gpuimg__op_convolve, gpuimg__op_sobel,
     gpuimg__op_transpose, gpuimg__op_rotate, gpuimg__op_flip, gpuimg__op_grayscale,
     gpuimg__op_invert, gpuimg__op_equalize, gpuimg__op_gamma, gpuimg__op_resize, gpuimg__op_crop,
-    gpuimg__op_thumbnail, gpuimg__op_unsharp;
+    gpuimg__op_thumbnail, gpuimg__op_unsharp, gpuimg__op_colour;
+
+/* colour's cache of conversions (finish makes it; freed with the step). */
+void gpuimg__colour_cache_free(struct gpuimg__colour_cache *cache);
+/* 1 when s is a colour step, with the profile its outputs carry (the
+ * step's own bytes); 0 for any other step. */
+int gpuimg__colour_target(const gpuimg_step *s, const uint8_t **icc, size_t *len);
 
 /* The factor (1, 2, 4 or 8) a JPEG of w x h (as the file holds it,
  * oriented) may be decoded smaller by for a first step s (SPEC §3's shrink

@@ -48,6 +48,8 @@ static void release_finished(gpuimg_step *s)
     free(s->weights);
     free(s->lut8);
     free(s->lut16);
+    gpuimg__colour_cache_free(s->colour_cache);
+    s->colour_cache = NULL;
     s->weights = NULL;
     s->lut8 = NULL;
     s->lut16 = NULL;

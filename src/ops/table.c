@@ -15,7 +15,7 @@ static const gpuimg__op *const ops[] = {
     &gpuimg__op_blur,      &gpuimg__op_box,       &gpuimg__op_convolve, &gpuimg__op_sobel,
     &gpuimg__op_transpose, &gpuimg__op_rotate,    &gpuimg__op_flip,     &gpuimg__op_grayscale,
     &gpuimg__op_invert,    &gpuimg__op_equalize,  &gpuimg__op_gamma,    &gpuimg__op_resize,
-    &gpuimg__op_crop,      &gpuimg__op_thumbnail, &gpuimg__op_unsharp,
+    &gpuimg__op_crop,      &gpuimg__op_thumbnail, &gpuimg__op_unsharp,  &gpuimg__op_colour,
 };
 
 #define NOPS (int)(sizeof ops / sizeof ops[0])

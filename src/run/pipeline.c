@@ -54,6 +54,34 @@ void gpuimg__plan_shrink(gpuimg_ctx *ctx, const gpuimg__steps_plan *plan)
     ctx->shrink_what = plan && plan->nsteps > 0 ? plan->steps[0] : NULL;
 }
 
+/* The metadata after steps that change the colour profile (colour): the
+ * last one's profile, and no PNG colour chunk of the old one. *meta is
+ * made when there was none. 0 out of memory. */
+static int steps_profile(gpuimg_step *const *steps, int nsteps, gpuimg_metadata **meta)
+{
+    const uint8_t *icc = NULL;
+    size_t len = 0;
+    int changed = 0;
+    for (int i = 0; i < nsteps; i++)
+        changed |= gpuimg__colour_target(steps[i], &icc, &len);
+    if (!changed)
+        return 1;
+    if (!*meta && !(*meta = calloc(1, sizeof **meta)))
+        return 0;
+    uint8_t *mine = len ? malloc(len) : NULL;
+    if (len && !mine)
+        return 0;
+    if (len)
+        memcpy(mine, icc, len);
+    free((*meta)->icc);
+    (*meta)->icc = mine;
+    (*meta)->icc_len = len;
+    free((*meta)->png_colour);
+    (*meta)->png_colour = NULL;
+    (*meta)->png_colour_len = 0;
+    return 1;
+}
+
 gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
                                       gpuimg_step *const *steps, int nsteps,
                                       const gpuimg_metadata *meta, gpuimg_planes *cur)
@@ -70,9 +98,20 @@ gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
         first.from_w = meta->shrunk_from_width;
         first.from_h = meta->shrunk_from_height;
     }
+    /* the profile the image has at each step: colour's source */
+    const uint8_t *icc = meta ? meta->icc : NULL;
+    size_t icc_len = meta ? meta->icc_len : 0;
     for (int i = 0; i < nsteps && st == GPUIMG_OK; i++) {
         gpuimg_planes next;
         const gpuimg_step *s = i == 0 && first.from_w ? &first : steps[i];
+        gpuimg_step for_image;
+        if (s->op->for_profile) {
+            for_image = *s;
+            if ((st = s->op->for_profile(ctx, &for_image, icc, icc_len, cur->channels, &icc,
+                                         &icc_len)) != GPUIMG_OK)
+                break;
+            s = &for_image;
+        }
         st = gpuimg__step_apply(ctx, be, s, cur, &next, -1);
         if (st == GPUIMG_OK) {
             be->ops->planes_free(be, cur);
@@ -115,6 +154,10 @@ gpuimg_status gpuimg__run_planned(gpuimg_ctx *ctx, gpuimg_backend *be,
             out->meta = meta; /* the output carries the input's metadata */
             meta = NULL;
         } else if (in->meta && !(out->meta = gpuimg__metadata_dup(in->meta))) {
+            gpuimg_image_free(out);
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
+        }
+        if (st == GPUIMG_OK && !steps_profile(plan->steps, plan->nsteps, &out->meta)) {
             gpuimg_image_free(out);
             st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
         }
@@ -178,6 +221,8 @@ gpuimg_status gpuimg__planes_finish(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_
         st = gpuimg__download(ctx, be, cur, &out->image);
     }
     be->ops->planes_free(be, cur);
+    if (st == GPUIMG_OK && !steps_profile(steps, nsteps, &meta))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "output image: out of memory");
     if (meta)
         meta->shrunk_from_width = meta->shrunk_from_height = 0;
     if (st == GPUIMG_OK) {

@@ -17,10 +17,13 @@
  * Reading stops at the first warning: libjpeg's answer to a truncated file
  * is a warning and grey rows, which SPEC §2 says is an error. CMYK and YCCK
  * files are read as CMYK (libjpeg turns YCCK into CMYK) and converted to RGB
- * here, R = (255 - C)(255 - K) / 255, with Adobe's inverted values
- * (R = C K / 255) when the file has Adobe's APP14 marker, as Photoshop
- * writes them. A side over libjpeg's 65500 pixels is refused, both ways:
- * no other JPEG codec is in the program.
+ * here (SPEC §2): through the embedded CMYK profile to sRGB with LittleCMS
+ * (perceptual, as jpgicc does), or without one by the naive inversion R =
+ * (255 - C)(255 - K) / 255; either way with Adobe's inverted values (R = C
+ * K / 255 naively) when the file has Adobe's APP14 marker, as Photoshop
+ * writes them. The CMYK profile is then never written onto the RGB pixels
+ * (metadata.c's gpuimg__metadata_for_output). A side over libjpeg's 65500 pixels is refused, both
+ * ways: no other JPEG codec is in the program.
  *
  * Writing keeps stb_image_write's earlier choices, so files look as they did:
  * chroma subsampled 4:2:0 up to quality 90 and kept whole (4:4:4) above, as
@@ -36,6 +39,7 @@
 #include <jerror.h>
 #include <turbojpeg.h>
 
+#include "core/cms.h"
 #include "core/pool.h"
 #include "io/formats.h"
 #include "io/io.h"
@@ -115,6 +119,7 @@ typedef struct band {
     gpuimg_image *img;
     int y0, y1, last;
     int cmyk;   /* read as CMYK into a row of its own, then made RGB */
+    void *cms;  /* ...through the file's profile (a LittleCMS transform), or NULL */
     int shrink; /* 1, or DCT scaling by 1/2, 1/4 or 1/8 (shrink on load) */
     int failed;
     char message[JMSG_LENGTH_MAX];
@@ -166,7 +171,9 @@ static void read_band(gpuimg_task *task)
             uint8_t *dst = b->img->data + (size_t)r->cinfo.output_scanline * stride;
             JSAMPROW row = cmyk ? cmyk : dst;
             jpeg_read_scanlines(&r->cinfo, &row, 1);
-            if (cmyk)
+            if (cmyk && b->cms)
+                gpuimg__cms_rows(b->cms, cmyk, dst, (size_t)b->img->width);
+            else if (cmyk)
                 cmyk_to_rgb(cmyk, dst, b->img->width, r->cinfo.saw_Adobe_marker);
         }
         if (b->last) /* reads on to the end marker: a cut after the pixels still fails */
@@ -175,6 +182,25 @@ static void read_band(gpuimg_task *task)
     if (created)
         jpeg_destroy_decompress(&r->cinfo);
     free(r);
+}
+
+static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
+                     gpuimg_metadata *m);
+
+/* The transform of a CMYK file's embedded profile to sRGB, or NULL: no
+ * profile, one LittleCMS cannot use, or no memory (the naive inversion). */
+static void *cmyk_profile(const uint8_t *data, size_t size, int adobe)
+{
+    gpuimg_metadata m = {0};
+    gpuimg__meta_notes notes = {0};
+    void *t = NULL;
+    if (meta_read(&notes, data, size, &m) && m.icc)
+        t = gpuimg__cms_cmyk_to_srgb(m.icc, m.icc_len, adobe, 8);
+    free(m.icc);
+    free(m.exif);
+    free(m.xmp);
+    free(m.png_colour);
+    return t;
 }
 
 static gpuimg_status jpeg_failed(gpuimg_ctx *ctx, const char *name, const char *why)
@@ -225,15 +251,19 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
     r->cinfo.scale_denom = (unsigned)shrink;
     jpeg_calc_output_dimensions(&r->cinfo);
     uint64_t w = r->cinfo.output_width, h = r->cinfo.output_height;
+    int adobe = r->cinfo.saw_Adobe_marker;
     jpeg_destroy_decompress(&r->cinfo);
     free(r);
     int cmyk = space == JCS_CMYK || space == JCS_YCCK;
+    void *cms = cmyk ? cmyk_profile(data, size, adobe) : NULL;
     gpuimg_status st = gpuimg__check_size(ctx, name, file_w, file_h);
-    if (st != GPUIMG_OK)
+    if (st == GPUIMG_OK && (st = gpuimg__image_take(ctx, out, (int)w, (int)h,
+                                                    space == JCS_GRAYSCALE ? 1 : 3)) != GPUIMG_OK)
+        st = gpuimg__fail_as(ctx, st, name);
+    if (st != GPUIMG_OK) {
+        gpuimg__cms_free(cms);
         return st;
-    if ((st = gpuimg__image_take(ctx, out, (int)w, (int)h, space == JCS_GRAYSCALE ? 1 : 3)) !=
-        GPUIMG_OK)
-        return gpuimg__fail_as(ctx, st, name);
+    }
 
     int nbands = 1;
     gpuimg_pool *pool = NULL;
@@ -259,6 +289,7 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
                           .y1 = (int)(h * (uint64_t)(k + 1) / (uint64_t)nbands),
                           .last = k == nbands - 1,
                           .cmyk = cmyk,
+                          .cms = cms,
                           .shrink = shrink};
         gpuimg__pool_piece(pool, &bands[k].task);
     }
@@ -268,6 +299,7 @@ gpuimg_status gpuimg__decode_jpeg_bands(gpuimg_ctx *ctx, const uint8_t *data, si
         if (bands[k].failed && bad < 0)
             bad = k;
     }
+    gpuimg__cms_free(cms);
     if (bad >= 0) {
         gpuimg_image_free(out);
         return jpeg_failed(ctx, name, bands[bad].message);

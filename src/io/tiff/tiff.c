@@ -5,16 +5,17 @@
  * contiguous or in separate planes, any compression libtiff decodes (none,
  * LZW, Deflate, PackBits among them) are read sample by sample; every other
  * layout (palettes, bilevel, YCbCr, CMYK, JPEG-in-TIFF) through libtiff's
- * RGBA reader, at 8 bits. Both give the pixels in their stored order, and
- * the Orientation tag is applied once, after, by metadata.c as for every
- * format. 16-bit samples stay 16 bits (libtiff gives them in the machine's
- * byte order). The size is checked from the header before anything is
- * allocated; libtiff's errors and warnings come to this file's handlers
- * through TIFFOpenOptions (per file, thread safe), and any error fails the
- * read. Written: 8 or 16 bits, Deflate with the horizontal predictor, one
- * strip per ~64 KiB, the ICC profile and XMP as their tags, IFD0's text
- * tags (Make, Model...) and EXIF's own IFD from the EXIF block carried
- * (io/tiff/exif.c reads and writes both). */
+ * RGBA reader, at 8 bits, except CMYK of 8 or 16 bits with a CMYK ICC
+ * profile: read sample by sample too and converted to sRGB through the
+ * profile by LittleCMS (SPEC §2; perceptual, as tificc does), at its depth
+ * (the RGBA reader's naive inversion is for CMYK without a profile). Both give the pixels in their
+ * stored order, and the Orientation tag is applied once, after, by metadata.c as for every format.
+ * 16-bit samples stay 16 bits (libtiff gives them in the machine's byte order). The size is checked
+ * from the header before anything is allocated; libtiff's errors and warnings come to this file's
+ * handlers through TIFFOpenOptions (per file, thread safe), and any error fails the read. Written:
+ * 8 or 16 bits, Deflate with the horizontal predictor, one strip per ~64 KiB, the ICC profile and
+ * XMP as their tags, IFD0's text tags (Make, Model...) and EXIF's own IFD from the EXIF block
+ * carried (io/tiff/exif.c reads and writes both). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 
 #include <tiffio.h>
 
+#include "core/cms.h"
 #include "io/formats.h"
 #include "io/io.h"
 #include "io/metadata.h"
@@ -220,7 +222,17 @@ typedef struct tiff_layout {
     int spp, bits; /* in the file */
     int planes;    /* 1, or spp when the samples are in separate planes */
     int invert;    /* min-is-white gray */
+    int cmyk;      /* CMYK with its profile: read as 4 samples, then converted */
 } tiff_layout;
+
+/* 1 when the file's ICC profile is a CMYK one (by its header). */
+static int cmyk_profile(TIFF *tif)
+{
+    uint32_t len = 0;
+    void *icc = NULL;
+    return TIFFGetField(tif, TIFFTAG_ICCPROFILE, &len, &icc) && icc && len >= 20 &&
+           memcmp((const uint8_t *)icc + 16, "CMYK", 4) == 0;
+}
 
 static void direct_layout(TIFF *tif, tiff_layout *l)
 {
@@ -243,6 +255,16 @@ static void direct_layout(TIFF *tif, tiff_layout *l)
                 spp >= base && spp <= base + 1 + 8;
     l->channels = base + (spp > base);
     l->depth = bits == 16 ? 16 : 8;
+    uint16_t inks = INKSET_CMYK;
+    TIFFGetFieldDefaulted(tif, TIFFTAG_INKSET, &inks);
+    if (have_photo && photo == PHOTOMETRIC_SEPARATED && inks == INKSET_CMYK && spp >= 4 &&
+        spp <= 4 + 8 && (bits == 8 || bits == 16) && format == SAMPLEFORMAT_UINT &&
+        cmyk_profile(tif)) {
+        /* samples past the four inks (an alpha among them) are not kept:
+         * the profile's conversion has no alpha */
+        l->direct = l->cmyk = 1;
+        l->channels = 3;
+    }
 }
 
 /* libtiff's RGBA reader set up for tif, in the stored order: its
@@ -393,6 +415,42 @@ static gpuimg_metadata *read_metadata(TIFF *tif, const uint8_t *data, size_t siz
     return meta;
 }
 
+/* A CMYK file with its profile: the four inks read as the direct path
+ * reads samples, into an image of their own, then through the profile to
+ * RGB into out. */
+static gpuimg_status read_cmyk(gpuimg_ctx *ctx, const char *name, TIFF *tif, memio *m,
+                               const tiff_layout *l, uint32_t w, uint32_t h, gpuimg_image *out)
+{
+    uint32_t len = 0;
+    void *icc = NULL;
+    TIFFGetField(tif, TIFFTAG_ICCPROFILE, &len, &icc);
+    void *cms = gpuimg__cms_cmyk_to_srgb(icc, len, 0, l->depth);
+    if (!cms)
+        return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                            "%s: not a supported image (TIFF: its CMYK profile does not parse)",
+                            name);
+    gpuimg_image inks;
+    gpuimg_status st = gpuimg_image_alloc_depth(&inks, (int)w, (int)h, 4, l->depth);
+    if (st == GPUIMG_OK &&
+        (st = gpuimg__image_take_depth(ctx, out, (int)w, (int)h, 3, l->depth)) != GPUIMG_OK)
+        gpuimg_image_free(&inks);
+    if (st != GPUIMG_OK) {
+        gpuimg__cms_free(cms);
+        return gpuimg__fail_as(ctx, st, name);
+    }
+    int ok = TIFFIsTiled(tif) ? read_tiles(tif, &inks, l) : read_strips(tif, &inks, l);
+    for (uint32_t y = 0; ok && !m->failed && y < h; y++)
+        gpuimg__cms_rows(cms, inks.data + (size_t)y * gpuimg__row_bytes(&inks),
+                         out->data + (size_t)y * gpuimg__row_bytes(out), w);
+    gpuimg_image_free(&inks);
+    gpuimg__cms_free(cms);
+    if (ok && !m->failed)
+        return GPUIMG_OK;
+    gpuimg_image_free(out);
+    return m->failed ? damaged(ctx, name, m)
+                     : gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+}
+
 /* The pixels into out, allocated here by the layout (and, for the RGBA
  * reader, by what libtiff makes of the file). */
 static gpuimg_status read_pixels(gpuimg_ctx *ctx, const char *name, TIFF *tif, memio *m, uint32_t w,
@@ -400,6 +458,8 @@ static gpuimg_status read_pixels(gpuimg_ctx *ctx, const char *name, TIFF *tif, m
 {
     tiff_layout l;
     direct_layout(tif, &l);
+    if (l.cmyk)
+        return read_cmyk(ctx, name, tif, m, &l, w, h, out);
     TIFFRGBAImage rgba;
     char emsg[1024] = "";
     if (!l.direct && !rgba_begin(tif, &rgba, emsg))

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* Tetrahedral interpolation in a colour table (backend.h's
+ * gpuimg_colour_map.lut): the device's colour conversion
+ * (kernels/colour_lut.cu) and the CI's check of its accuracy against
+ * LittleCMS (tests/check_colour.c), one code for both, so that what CI
+ * measures is what the GPU computes (the same float operations in the same
+ * order; nvcc contracts a * b + c into FMAs by default, which round once
+ * where the host rounds twice: at most an ulp of a value in 0..1, far
+ * below the half unit that decides a rounding, except at exact ties).
+ *
+ * Why tetrahedral: the cube around a colour is split into six tetrahedra
+ * along its gray diagonal, and the colour is interpolated from the four
+ * corners of its own: 4 table reads instead of trilinear's 8, and exact
+ * on the gray axis, where a photograph's neutrals lie (ICC.1's and
+ * LittleCMS's own choice for 3-D tables). */
+#ifndef GPUIMG_CORE_COLOUR_LUT_H
+#define GPUIMG_CORE_COLOUR_LUT_H
+
+#include <stdint.h>
+
+#include "core/backend.h"
+
+#ifdef __CUDACC__
+#define GPUIMG_HD __host__ __device__ __forceinline__
+#else
+#define GPUIMG_HD static inline
+#endif
+
+/* A table value: on the device through the read-only cache. */
+GPUIMG_HD float gpuimg__colour_read(const float *p)
+{
+#ifdef __CUDA_ARCH__
+    return __ldg(p);
+#else
+    return *p;
+#endif
+}
+
+/* A curve of GPUIMG_COLOUR_CURVE points over 0..1 at v (clamped to
+ * 0..1), linearly interpolated. */
+GPUIMG_HD float gpuimg__colour_curve(const float *curve, float v)
+{
+    v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    float x = v * (float)GPUIMG_COLOUR_SHAPER;
+    int i = (int)x;
+    i = i > GPUIMG_COLOUR_SHAPER - 1 ? GPUIMG_COLOUR_SHAPER - 1 : i;
+    float f = x - (float)i, a = gpuimg__colour_read(curve + i);
+    return a + f * (gpuimg__colour_read(curve + i + 1) - a);
+}
+
+/* r, g, b in 0..top through the conversion (backend.h's layout: input
+ * curves, table, output curves) into out[3] (stored values). The input
+ * curves make the values linear light and the output ones encode them
+ * again, so that between them a matrix-shaper conversion (every RGB
+ * profile a camera or phone embeds) is linear, which tetrahedral
+ * interpolation reproduces exactly: the table's own error is gone, and
+ * what is left is the curves' (4097 points, linearly interpolated). For
+ * other profiles the curves are the identity, and the table does it all. */
+GPUIMG_HD void gpuimg__colour_tetra(const float *lut, uint32_t r, uint32_t g, uint32_t b,
+                                    uint32_t top, uint32_t out[3])
+{
+    const int G = GPUIMG_COLOUR_GRID;
+    const float *in_curves = lut + GPUIMG_COLOUR_TABLE;
+    const float *out_curves = in_curves + 3 * GPUIMG_COLOUR_CURVE;
+    const float inv = 1.0f / (float)top, scale = (float)(G - 1);
+    float x = gpuimg__colour_curve(in_curves, (float)r * inv) * scale;
+    float y = gpuimg__colour_curve(in_curves + GPUIMG_COLOUR_CURVE, (float)g * inv) * scale;
+    float z = gpuimg__colour_curve(in_curves + 2 * GPUIMG_COLOUR_CURVE, (float)b * inv) * scale;
+    /* the cell: its last index is G - 2, so that 1 falls in the last cell
+     * at fraction 1 */
+    int i = (int)x, j = (int)y, k = (int)z;
+    i = i > G - 2 ? G - 2 : i;
+    j = j > G - 2 ? G - 2 : j;
+    k = k > G - 2 ? G - 2 : k;
+    float fx = x - (float)i, fy = y - (float)j, fz = z - (float)k;
+    const int di = G * G * 3, dj = G * 3, dk = 3;
+    const float *c0 = lut + (size_t)i * di + (size_t)j * dj + (size_t)k * dk;
+    /* the tetrahedron's corners after c000 and c111, and the weights */
+    int o1, o2;
+    float w0, w1, w2, w3; /* of c000, the first corner, the second, c111 */
+    if (fx >= fy) {
+        if (fy >= fz) { /* x >= y >= z: c100, c110 */
+            o1 = di, o2 = di + dj, w0 = 1 - fx, w1 = fx - fy, w2 = fy - fz, w3 = fz;
+        } else if (fx >= fz) { /* x >= z > y: c100, c101 */
+            o1 = di, o2 = di + dk, w0 = 1 - fx, w1 = fx - fz, w2 = fz - fy, w3 = fy;
+        } else { /* z > x >= y: c001, c101 */
+            o1 = dk, o2 = di + dk, w0 = 1 - fz, w1 = fz - fx, w2 = fx - fy, w3 = fy;
+        }
+    } else {
+        if (fz > fy) { /* z > y > x: c001, c011 */
+            o1 = dk, o2 = dj + dk, w0 = 1 - fz, w1 = fz - fy, w2 = fy - fx, w3 = fx;
+        } else if (fz > fx) { /* y >= z > x: c010, c011 */
+            o1 = dj, o2 = dj + dk, w0 = 1 - fy, w1 = fy - fz, w2 = fz - fx, w3 = fx;
+        } else { /* y > x >= z: c010, c110 */
+            o1 = dj, o2 = di + dj, w0 = 1 - fy, w1 = fy - fx, w2 = fx - fz, w3 = fz;
+        }
+    }
+    const int o3 = di + dj + dk;
+    for (int c = 0; c < 3; c++) {
+        float v = w0 * gpuimg__colour_read(c0 + c) + w1 * gpuimg__colour_read(c0 + o1 + c) +
+                  w2 * gpuimg__colour_read(c0 + o2 + c) + w3 * gpuimg__colour_read(c0 + o3 + c);
+        v = gpuimg__colour_curve(out_curves + c * GPUIMG_COLOUR_CURVE, v);
+        out[c] = (uint32_t)(v * (float)top + 0.5f);
+    }
+}
+
+#endif
