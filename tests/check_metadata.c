@@ -519,6 +519,37 @@ START_TEST(png_colour_chunks_kept)
     ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), 9);
     ck_assert_mem_eq(got + 4, "sRGB", 4);
     ck_assert_int_eq(got[8], 0);
+    /* a gAMA after the pixel data is not a colour chunk PNG knows: left */
+    uint8_t *plain = (uint8_t *)tu_read_file(tu_golden("inputs/rand_12x12_rgb.png"), &len);
+    ck_assert_ptr_nonnull(plain);
+    b = malloc(len + 64);
+    memcpy(b, plain, len - 12);
+    size_t at = len - 12;
+    put_chunk(b, &at, "gAMA", GAMA, 4);
+    memcpy(b + at, plain + len - 12, 12); /* IEND */
+    snprintf(path, sizeof path, "%s/late_gama.png", tu_tmpdir());
+    tu_write_file(path, b, at + 12);
+    free(b);
+    free(plain);
+    snprintf(dst, sizeof dst, "%s/late_gama_out.png", tu_tmpdir());
+    ck_assert_int_eq(RUN(&out, &err, "blur", path, dst), 0);
+    free(out), free(err);
+    ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), 0);
+    /* batch carries them like run: the folder's copy of colour0.png */
+    char dir[520], outdir[520];
+    snprintf(dir, sizeof dir, "%s/colour_in", tu_tmpdir());
+    snprintf(outdir, sizeof outdir, "%s/colour_out", tu_tmpdir());
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/c.png", dir);
+    b = (uint8_t *)tu_read_file(in[0], &len);
+    tu_write_file(path, b, len);
+    free(b);
+    ck_assert_int_eq(RUN(&out, &err, "batch", dir, outdir, "blur"), 0);
+    free(out), free(err);
+    snprintf(dst, sizeof dst, "%s/c.png", outdir);
+    size_t n = chunks_of(in[0], colour, want, 4096);
+    ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), n);
+    ck_assert_mem_eq(got, want, n);
     free(iccp);
     free(icc);
     free(want);
