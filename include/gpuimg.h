@@ -630,9 +630,18 @@ typedef struct gpuimg_batch_options {
     void *user;
 } gpuimg_batch_options;
 
+/* How many of the files ignored a summary names. */
+#define GPUIMG_BATCH_IGNORED_NAMED 10
+
 typedef struct gpuimg_batch_summary {
     uint64_t total, processed, failed, skipped;
     uint64_t ignored; /* files in the folder(s) that are not images */
+    /* The first ignored_named of them (at most GPUIMG_BATCH_IGNORED_NAMED)
+     * in sorted path order, relative to IN_DIR; a path longer than the
+     * room ends in "...". Held here, not pointed to: the summary outlives
+     * the batch. */
+    int ignored_named;
+    char ignored_names[GPUIMG_BATCH_IGNORED_NAMED][256];
     double seconds;
     int cancelled; /* gpuimg_batch_cancel() stopped it */
 } gpuimg_batch_summary;

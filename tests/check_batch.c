@@ -111,6 +111,10 @@ START_TEST(plan_alone)
         ck_assert_str_eq(plan.outputs[i], o);
         ck_assert_int_eq(plan.skip[i], 0);
     }
+    /* the one other file, named; .hidden.png neither read nor counted */
+    ck_assert_uint_eq(plan.ignored.count, 1);
+    ck_assert_int_eq(plan.ignored.named, 1);
+    ck_assert_str_eq(plan.ignored.first[0], "notes.txt");
     gpuimg__plan_free(&plan);
 
     /* shards: 1/3 takes sorted indices 1 and 4; an output newer than its
@@ -161,7 +165,9 @@ START_TEST(summary_for_people)
     char *err = NULL;
     const char *const extra[] = {"invert", "--time", "--backend", "cpu", NULL};
     ck_assert_int_eq(batch(in, out, extra, &err), 1);
-    ck_assert_msg(strstr(err, "1 other file ignored"), "%s", err);
+    ck_assert_msg(strstr(err, "gpuimg: batch: 1 file ignored (not an image extension: "
+                              "notes.txt); images are read from .png .jpg .jpeg "),
+                  "%s", err);
     const char *failed = strstr(err, "gpuimg: batch: failed: ");
     ck_assert_msg(failed && strstr(failed, "e_truncated.png") && strstr(failed, "f_text.jpg"), "%s",
                   err);
@@ -171,6 +177,47 @@ START_TEST(summary_for_people)
     ck_assert_int_eq(sscanf(strstr(time, "decode"), "decode %lf", &decode), 1);
     ck_assert_int_eq(sscanf(strstr(time, "encode"), "encode %lf", &encode), 1);
     ck_assert_msg(decode > 0 && encode > 0, "%s", time);
+    free(err);
+}
+END_TEST
+
+/* More files ignored than the summary names: the first ten in sorted path
+ * order (subfolders' too, as the inputs are sorted), then how many more,
+ * and the extensions that are read; hidden files not counted; exit 0. */
+START_TEST(ignored_files_named)
+{
+    char in[600], out[700], path[800];
+    snprintf(in, sizeof in, "%s/ign", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/ign_out", tu_tmpdir());
+    ck_assert_int_eq(mkdir(in, 0755), 0);
+    snprintf(path, sizeof path, "%s/raw", in);
+    ck_assert_int_eq(mkdir(path, 0755), 0);
+    /* written out of order: the walk meets them in the folder's order */
+    static const char *const others[12] = {"video.mov",        "notes.txt", "raw/IMG_0001.CR2",
+                                           "raw/IMG_0002.CR2", "a.PNG~",    "b.doc",
+                                           "zz.bin",           "c.psd.bak", "d",
+                                           "e.webp.part",      "f.md",      "g.xcf"};
+    for (int i = 0; i < 12; i++)
+        touch(in, others[i]);
+    touch(in, ".DS_Store");
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", in, good[i]);
+        copy_file(tu_golden(sources[i]), path);
+    }
+    char *err = NULL;
+    const char *const extra[] = {"invert", "--recursive", "--backend", "cpu", NULL};
+    ck_assert_int_eq(batch(in, out, extra, &err), 0);
+    ck_assert_msg(strstr(err, "gpuimg: batch: 2 processed, 0 failed, 0 skipped of 2 in "), "%s",
+                  err);
+    ck_assert_msg(strstr(err, "gpuimg: batch: 12 files ignored (not an image extension: a.PNG~, "
+                              "b.doc, c.psd.bak, d, e.webp.part, f.md, g.xcf, notes.txt, "
+                              "raw/IMG_0001.CR2, raw/IMG_0002.CR2 and 2 more); images are read "
+                              "from .png .jpg .jpeg "),
+                  "%s", err);
+    const char *line = strstr(err, "images are read from");
+    ck_assert_msg(line && strstr(line, " .tiff") && strstr(line, " .gif") && strstr(line, " .psd"),
+                  "%s", err);
+    ck_assert_ptr_null(strstr(err, "DS_Store"));
     free(err);
 }
 END_TEST
@@ -233,7 +280,14 @@ START_TEST(outputs_failures_inputs)
     ck_assert_int_eq(batch(in, out, steps, &err), 1);
     ck_assert_msg(strstr(err, "e_truncated.png") && strstr(err, "f_text.jpg"), "%s", err);
     ck_assert_msg(strstr(err, "4 processed, 2 failed, 0 skipped of 6"), "%s", err);
-    ck_assert_ptr_null(strstr(err, "notes.txt"));
+    /* notes.txt is no failure: named only as ignored */
+    const char *failed = strstr(err, "gpuimg: batch: failed:");
+    ck_assert_msg(failed, "%s", err);
+    ck_assert_ptr_null(strstr(failed, "notes.txt"));
+    const char *named = strstr(err, "notes.txt");
+    ck_assert_msg(named && strstr(err, "1 file ignored (not an image extension: notes.txt)") &&
+                      strstr(named + 1, "notes.txt") == NULL,
+                  "%s", err);
     free(err);
     ck_assert_int_eq(tu_count_entries(out), NGOOD); /* nothing but outputs; sub/ not entered */
     for (int i = 0; i < NGOOD; i++) {
@@ -622,6 +676,7 @@ Suite *batch_suite(void)
     tcase_add_test(tc, plan_alone);
     tcase_add_test(tc, outputs_failures_inputs);
     tcase_add_test(tc, summary_for_people);
+    tcase_add_test(tc, ignored_files_named);
     tcase_add_test(tc, trace_timeline);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, skip_existing_resumes);

@@ -368,6 +368,195 @@ START_TEST(malformed_blocks_are_dropped)
 }
 END_TEST
 
+/* The chunks of a PNG file of the given types, before its first IDAT, as
+ * they stand (length, type, data; CRCs left out), into out; their bytes. */
+static size_t chunks_of(const char *path, const char *const *types, uint8_t *out, size_t cap)
+{
+    size_t len, at = 8, n = 0;
+    uint8_t *d = (uint8_t *)tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(d);
+    while (at + 12 <= len && memcmp(d + at + 4, "IDAT", 4) != 0) {
+        size_t l =
+            (size_t)d[at] << 24 | (size_t)d[at + 1] << 16 | (size_t)d[at + 2] << 8 | d[at + 3];
+        ck_assert_uint_le(l, len - at - 12);
+        for (int i = 0; types[i]; i++)
+            if (memcmp(d + at + 4, types[i], 4) == 0) {
+                ck_assert_uint_le(n + 8 + l, cap);
+                memcpy(out + n, d + at, 8 + l);
+                n += 8 + l;
+            }
+        at += 12 + l;
+    }
+    free(d);
+    return n;
+}
+
+/* rand_12x12_rgb.png with chunks put after its IHDR (each given as type
+ * and data, a NULL type ending the list), written to tmpdir/name. */
+typedef struct {
+    const char *type;
+    const uint8_t *data;
+    size_t len;
+} chunk_spec;
+static void png_with(const char *name, const chunk_spec *chunks, char *path, size_t cap)
+{
+    size_t len;
+    uint8_t *png = (uint8_t *)tu_read_file(tu_golden("inputs/rand_12x12_rgb.png"), &len);
+    ck_assert_ptr_nonnull(png);
+    uint8_t *b = malloc(len + 4096);
+    size_t at = 33;
+    memcpy(b, png, 33);
+    for (int i = 0; chunks[i].type; i++)
+        put_chunk(b, &at, chunks[i].type, chunks[i].data, chunks[i].len);
+    memcpy(b + at, png + 33, len - 33);
+    snprintf(path, cap, "%s/%s", tu_tmpdir(), name);
+    tu_write_file(path, b, at + len - 33);
+    free(b);
+    free(png);
+}
+
+static const uint8_t GAMA[4] = {0, 0, 0xB1, 0x8F}; /* 1/2.2 */
+static const uint8_t CHRM[32] = {
+    0, 0, 0x7A, 0x26, 0, 0, 0x80, 0x84, 0, 0, 0xFA, 0,    0, 0, 0x80, 0xE8,
+    0, 0, 0x75, 0x30, 0, 0, 0xEA, 0x60, 0, 0, 0x3A, 0x98, 0, 0, 0x17, 0x70}; /* sRGB's */
+static const uint8_t SRGB[1] = {0};                                          /* perceptual */
+static const uint8_t CICP[4] = {9, 16, 0, 1}; /* BT.2020 primaries, PQ, RGB, full range */
+
+/* SPEC §2: PNG's gAMA, cHRM, sRGB and cICP are kept like iCCP: written
+ * back byte for byte into PNG outputs, through one step and several; not
+ * with --strip; not into other formats; sRGB not beside an iCCP. */
+START_TEST(png_colour_chunks_kept)
+{
+    static const char *const colour[] = {"gAMA", "cHRM", "sRGB", "cICP", NULL};
+    static const char *const icc_only[] = {"iCCP", NULL};
+    uint8_t *want = malloc(4096), *got = malloc(4096);
+    char in[3][600], dst[600], *out, *err;
+    const chunk_spec sets[3][4] = {
+        {{"gAMA", GAMA, 4}, {"cHRM", CHRM, 32}, {NULL, NULL, 0}},
+        {{"sRGB", SRGB, 1}, {"gAMA", GAMA, 4}, {NULL, NULL, 0}},
+        {{"cICP", CICP, 4}, {NULL, NULL, 0}},
+    };
+    for (int k = 0; k < 3; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "colour%d.png", k);
+        png_with(name, sets[k], in[k], sizeof in[k]);
+        size_t n = chunks_of(in[k], colour, want, 4096);
+        ck_assert_uint_gt(n, 0);
+        const char *cmds[3][4] = {{"blur", in[k], dst, NULL},
+                                  {"run", in[k], dst, "invert"},
+                                  {"grayscale", in[k], dst, NULL}};
+        for (int c = 0; c < 3; c++) {
+            snprintf(dst, sizeof dst, "%s/colour%d_%d.png", tu_tmpdir(), k, c);
+            if (cmds[c][3])
+                ck_assert_int_eq(RUN(&out, &err, cmds[c][0], cmds[c][1], cmds[c][2], cmds[c][3],
+                                     "rotate:angle=90"),
+                                 0);
+            else
+                ck_assert_int_eq(RUN(&out, &err, cmds[c][0], cmds[c][1], cmds[c][2]), 0);
+            ck_assert_str_eq(err, ""); /* nothing dropped */
+            free(out), free(err);
+            /* the same chunks, in the same order, byte for byte (gray too:
+             * each of them describes gray samples as well) */
+            ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), n);
+            ck_assert_mem_eq(got, want, n);
+        }
+        snprintf(dst, sizeof dst, "%s/colour%d_strip.png", tu_tmpdir(), k);
+        ck_assert_int_eq(RUN(&out, &err, "--strip", "blur", in[k], dst), 0);
+        free(out), free(err);
+        ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), 0);
+        snprintf(dst, sizeof dst, "%s/colour%d.jpg", tu_tmpdir(), k);
+        ck_assert_int_eq(RUN(&out, &err, "blur", in[k], dst), 0);
+        ck_assert_str_eq(err, "");
+        free(out), free(err);
+        int w, h;
+        ck_assert_ptr_null(meta_of(dst, &w, &h)); /* a JPEG has no place for them */
+    }
+    /* iCCP and sRGB in one file (the specification says not to): the
+     * profile wins, the sRGB chunk is left out, gAMA stays */
+    size_t icc_len = 600;
+    uint8_t *icc = make_icc(icc_len, 1);
+    uLongf zlen = compressBound(icc_len);
+    uint8_t *iccp = malloc(14 + zlen);
+    memcpy(iccp, "ICC Profile", 12);
+    iccp[12] = 0;
+    ck_assert_int_eq(compress2(iccp + 13, &zlen, icc, icc_len, 9), Z_OK);
+    const chunk_spec both[] = {
+        {"sRGB", SRGB, 1}, {"gAMA", GAMA, 4}, {"iCCP", iccp, 13 + zlen}, {NULL, NULL, 0}};
+    char path[600];
+    png_with("icc_srgb.png", both, path, sizeof path);
+    snprintf(dst, sizeof dst, "%s/icc_srgb_out.png", tu_tmpdir());
+    ck_assert_int_eq(RUN(&out, &err, "blur", path, dst), 0);
+    free(out), free(err);
+    ck_assert_uint_gt(chunks_of(dst, icc_only, got, 4096), 0);
+    static const char *const srgb[] = {"sRGB", NULL}, *const gama[] = {"gAMA", NULL};
+    ck_assert_uint_eq(chunks_of(dst, srgb, got, 4096), 0);
+    ck_assert_uint_eq(chunks_of(dst, gama, got, 4096), 12);
+    ck_assert_mem_eq(got + 8, GAMA, 4);
+    int w, h;
+    gpuimg_metadata *m = meta_of(dst, &w, &h);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_uint_eq(m->icc_len, icc_len);
+    gpuimg_metadata_free(m);
+    /* damaged ones are dropped, with a warning, the image still read: a
+     * gAMA of the wrong length, a cHRM whose CRC is wrong; a second sRGB
+     * is not taken either (the first of each kind counts) */
+    static const uint8_t long_gama[5] = {0, 0, 0xB1, 0x8F, 0};
+    const chunk_spec bad[] = {{"gAMA", long_gama, 5},
+                              {"cHRM", CHRM, 32},
+                              {"sRGB", SRGB, 1},
+                              {"sRGB", (const uint8_t *)"\1", 1},
+                              {NULL, NULL, 0}};
+    png_with("bad_colour.png", bad, path, sizeof path);
+    size_t len;
+    uint8_t *b = (uint8_t *)tu_read_file(path, &len);
+    b[33 + 17 + 8 + 31] ^= 1; /* the cHRM's last data byte: its CRC no longer matches */
+    tu_write_file(path, b, len);
+    free(b);
+    snprintf(dst, sizeof dst, "%s/bad_colour_out.png", tu_tmpdir());
+    ck_assert_int_eq(RUN(&out, &err, "blur", path, dst), 0);
+    ck_assert_ptr_nonnull(strstr(err, "PNG colour chunk"));
+    free(out), free(err);
+    ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), 9);
+    ck_assert_mem_eq(got + 4, "sRGB", 4);
+    ck_assert_int_eq(got[8], 0);
+    /* a gAMA after the pixel data is not a colour chunk PNG knows: left */
+    uint8_t *plain = (uint8_t *)tu_read_file(tu_golden("inputs/rand_12x12_rgb.png"), &len);
+    ck_assert_ptr_nonnull(plain);
+    b = malloc(len + 64);
+    memcpy(b, plain, len - 12);
+    size_t at = len - 12;
+    put_chunk(b, &at, "gAMA", GAMA, 4);
+    memcpy(b + at, plain + len - 12, 12); /* IEND */
+    snprintf(path, sizeof path, "%s/late_gama.png", tu_tmpdir());
+    tu_write_file(path, b, at + 12);
+    free(b);
+    free(plain);
+    snprintf(dst, sizeof dst, "%s/late_gama_out.png", tu_tmpdir());
+    ck_assert_int_eq(RUN(&out, &err, "blur", path, dst), 0);
+    free(out), free(err);
+    ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), 0);
+    /* batch carries them like run: the folder's copy of colour0.png */
+    char dir[520], outdir[520];
+    snprintf(dir, sizeof dir, "%s/colour_in", tu_tmpdir());
+    snprintf(outdir, sizeof outdir, "%s/colour_out", tu_tmpdir());
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    snprintf(path, sizeof path, "%s/c.png", dir);
+    b = (uint8_t *)tu_read_file(in[0], &len);
+    tu_write_file(path, b, len);
+    free(b);
+    ck_assert_int_eq(RUN(&out, &err, "batch", dir, outdir, "blur"), 0);
+    free(out), free(err);
+    snprintf(dst, sizeof dst, "%s/c.png", outdir);
+    size_t n = chunks_of(in[0], colour, want, 4096);
+    ck_assert_uint_eq(chunks_of(dst, colour, got, 4096), n);
+    ck_assert_mem_eq(got, want, n);
+    free(iccp);
+    free(icc);
+    free(want);
+    free(got);
+}
+END_TEST
+
 /* An ICC profile with a 'desc' tag: v2 textDescription (ASCII) or v4
  * multiLocalizedUnicode (UTF-16BE). */
 static uint8_t *icc_with_desc(const char *text, int v4, size_t *n)
@@ -682,6 +871,7 @@ Suite *metadata_suite(void)
     tcase_add_test(tc, written_and_read_back);
     tcase_add_test(tc, carried_through_commands);
     tcase_add_test(tc, malformed_blocks_are_dropped);
+    tcase_add_test(tc, png_colour_chunks_kept);
     tcase_add_test(tc, info_from_headers);
     tcase_add_test(tc, webp_read_and_written);
     tcase_add_test(tc, tiff_tags);

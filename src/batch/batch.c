@@ -343,7 +343,18 @@ gpuimg_status gpuimg_batch(gpuimg_ctx *ctx, const gpuimg_batch_options *opt,
     pthread_cond_init(&b.ready_changed, NULL);
     gpuimg__budget_init(&b.budget, gpuimg__budget_of(&ctx->cfg));
     b.sum.total = b.plan.files.n;
-    b.sum.ignored = b.plan.ignored;
+    b.sum.ignored = b.plan.ignored.count;
+    b.sum.ignored_named = b.plan.ignored.named;
+    for (int i = 0; i < b.plan.ignored.named; i++) {
+        char *name = b.sum.ignored_names[i];
+        size_t room = sizeof b.sum.ignored_names[i];
+        if ((size_t)snprintf(name, room, "%s", b.plan.ignored.first[i]) >= room) {
+            size_t cut = room - 4; /* not inside a UTF-8 character */
+            while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
+                cut--;
+            memcpy(name + cut, "...", 4);
+        }
+    }
     /* Unreadable subfolders: failures, reported like files (not in total). */
     for (size_t i = 0; i < b.plan.bad_folders.n; i++) {
         b.sum.failed++;

@@ -38,10 +38,41 @@ void gpuimg__file_list_free(gpuimg__file_list *l)
     free(l->rel);
 }
 
+void gpuimg__ignored_free(gpuimg__ignored *ig)
+{
+    for (int i = 0; i < ig->named; i++)
+        free(ig->first[i]);
+    memset(ig, 0, sizeof *ig);
+}
+
+/* Counts rel as ignored, and keeps its name while it is among the first
+ * GPUIMG_BATCH_IGNORED_NAMED in path order (the walk meets them in the
+ * folder's order): first[] stays sorted, the last one giving way. */
+static gpuimg_status ignore(gpuimg_ctx *ctx, gpuimg__ignored *ig, const char *rel)
+{
+    if (!ig)
+        return GPUIMG_OK;
+    ig->count++;
+    int n = ig->named, at = n;
+    while (at > 0 && strcmp(rel, ig->first[at - 1]) < 0)
+        at--;
+    if (at == GPUIMG_BATCH_IGNORED_NAMED)
+        return GPUIMG_OK; /* after all ten kept */
+    char *copy = strdup(rel);
+    if (!copy)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "out of memory");
+    if (n == GPUIMG_BATCH_IGNORED_NAMED)
+        free(ig->first[--n]);
+    memmove(ig->first + at + 1, ig->first + at, (size_t)(n - at) * sizeof *ig->first);
+    ig->first[at] = copy;
+    ig->named = n + 1;
+    return GPUIMG_OK;
+}
+
 /* Collects the image files under root/rel. */
 static gpuimg_status walk_folder(gpuimg_ctx *ctx, const char *root, const char *rel, int recursive,
                                  const struct stat *skip, gpuimg__file_list *out,
-                                 gpuimg__file_list *bad_folders, uint64_t *ignored)
+                                 gpuimg__file_list *bad_folders, gpuimg__ignored *ignored)
 {
     /* On the heap: a tree hundreds of folders deep recurses that deep. */
     struct {
@@ -82,7 +113,7 @@ static gpuimg_status walk_folder(gpuimg_ctx *ctx, const char *root, const char *
         } else if (gpuimg_is_image_path(e->d_name)) {
             st = list_add(ctx, out, child);
         } else if (S_ISREG(sb.st_mode)) {
-            ++*ignored;
+            st = ignore(ctx, ignored, child);
         }
     }
     closedir(d);
@@ -113,9 +144,8 @@ static void output_path(const char *out_dir, const char *rel, gpuimg_format form
 
 gpuimg_status gpuimg__walk(gpuimg_ctx *ctx, const char *root, int recursive,
                            const struct stat *skip, gpuimg__file_list *files,
-                           gpuimg__file_list *bad, uint64_t *ignored)
+                           gpuimg__file_list *bad, gpuimg__ignored *ignored)
 {
-    *ignored = 0;
     gpuimg_status st = walk_folder(ctx, root, "", recursive, skip, files, bad, ignored);
     if (st == GPUIMG_OK && files->n) /* empty: rel is NULL, which qsort may not take */
         qsort(files->rel, files->n, sizeof *files->rel, by_path);
@@ -232,6 +262,7 @@ void gpuimg__plan_free(gpuimg__plan *plan)
     free(plan->bytes);
     gpuimg__file_list_free(&plan->files);
     gpuimg__file_list_free(&plan->bad_folders);
+    gpuimg__ignored_free(&plan->ignored);
     memset(plan, 0, sizeof *plan);
 }
 

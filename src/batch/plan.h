@@ -23,15 +23,28 @@ typedef struct gpuimg__file_list {
 
 void gpuimg__file_list_free(gpuimg__file_list *l);
 
+/* The regular files a walk passed over (not hidden, not an image's
+ * extension): how many, and the first GPUIMG_BATCH_IGNORED_NAMED of them
+ * in sorted path order (as the inputs are), relative to the folder walked.
+ * Only those are kept, whatever the count: a folder of a million other
+ * files costs ten names. */
+typedef struct gpuimg__ignored {
+    uint64_t count;
+    char *first[GPUIMG_BATCH_IGNORED_NAMED];
+    int named;
+} gpuimg__ignored;
+
+void gpuimg__ignored_free(gpuimg__ignored *ig);
+
 /* The image files under root, by extension (gpuimg_is_image_path), sorted
  * by relative path; subfolders only with recursive, never the folder skip
  * (its device and inode; NULL for none: so OUT_DIR inside IN_DIR is not
  * read back), never through a symbolic link. An unreadable subfolder is
  * listed in bad ("PATH: why (folder skipped)"); an unreadable root fails.
- * Other regular files (not hidden) are counted in *ignored. */
+ * Other regular files (not hidden) go into *ignored (NULL: not wanted). */
 gpuimg_status gpuimg__walk(gpuimg_ctx *ctx, const char *root, int recursive,
                            const struct stat *skip, gpuimg__file_list *files,
-                           gpuimg__file_list *bad, uint64_t *ignored);
+                           gpuimg__file_list *bad, gpuimg__ignored *ignored);
 
 /* mkdir -p for the folder part of path (modified and restored), inside a
  * folder known to exist: 0, or -1 with errno. */
@@ -43,7 +56,7 @@ typedef struct gpuimg__plan {
     unsigned char *skip;           /* 1: --skip-existing leaves it (its output is newer) */
     size_t skipped;                /* how many are */
     gpuimg__file_list bad_folders; /* unreadable subfolders, as messages */
-    uint64_t ignored;              /* files that are not images */
+    gpuimg__ignored ignored;       /* files that are not images */
     uint64_t *bytes, total_bytes;  /* each input's size; those not skipped, summed */
     int out_dir_exists;
 } gpuimg__plan;

@@ -50,8 +50,8 @@ static void batch_help(void)
            "  --shard K/N       only files whose sorted index is K mod N (0 <= K < N), so N\n"
            "                    machines can share one folder\n"
            "On a terminal, stderr shows a progress bar; the summary is always printed\n"
-           "(with the files ignored and the failed ones named); --time sums every\n"
-           "worker's stages.\n"
+           "(with the files ignored, the first ten named, and the failed ones); --time sums\n"
+           "every worker's stages.\n"
            "SIGINT or SIGTERM: no new files, images being written finish (within 10 s),\n"
            "summary, exit 130; a second signal stops at once, removing temporary files.\n",
            gpuimg_format_read_list(), gpuimg_format_list());
@@ -167,6 +167,35 @@ static void on_event(void *user, const gpuimg_batch_event *ev)
     fflush(stderr);
 }
 
+/* The summary's line on the files ignored: the count, the first of them by
+ * name and the extensions that are read, so that a folder of RAW files or
+ * of upper-case .PNG ones says why nothing was processed:
+ * "3 files ignored (not an image extension: notes.txt, raw/a.cr2,
+ * video.mov); images are read from .png .jpg ..." */
+static void print_ignored(const gpuimg_batch_summary *sum)
+{
+    fprintf(stderr, "gpuimg: batch: %llu file%s ignored (not an image extension:",
+            (unsigned long long)sum->ignored, sum->ignored == 1 ? "" : "s");
+    for (int i = 0; i < sum->ignored_named; i++) {
+        char name[1024];
+        gpuimg_escape_controls(sum->ignored_names[i], name, sizeof name);
+        fprintf(stderr, "%s %s", i ? "," : "", name);
+    }
+    if (sum->ignored > (uint64_t)sum->ignored_named)
+        fprintf(stderr, " and %llu more",
+                (unsigned long long)(sum->ignored - (uint64_t)sum->ignored_named));
+    fputs("); images are read from", stderr);
+    /* gpuimg_format_read_list's "png, jpg, ..." as ".png .jpg ..." */
+    const char *list = gpuimg_format_read_list();
+    while (*list) {
+        size_t len = strcspn(list, ", ");
+        fprintf(stderr, " .%.*s", (int)len, list);
+        list += len;
+        list += strspn(list, ", ");
+    }
+    fputc('\n', stderr);
+}
+
 static volatile sig_atomic_t signals_seen;
 
 /* Seconds the files in flight get to finish after the first signal. A read
@@ -265,17 +294,15 @@ int cmd_batch(cli *c, int argc, char **argv)
     if (st != GPUIMG_OK) {
         rc = cli_fail(c, st);
     } else {
-        char ignored[64] = "";
-        if (sum.ignored)
-            snprintf(ignored, sizeof ignored, "; %llu other file%s ignored",
-                     (unsigned long long)sum.ignored, sum.ignored == 1 ? "" : "s");
         fprintf(stderr,
                 "gpuimg: batch: %llu processed, %llu failed, %llu skipped of %llu%s in "
-                "%.2f s (%.2f images/s)%s\n",
+                "%.2f s (%.2f images/s)\n",
                 (unsigned long long)sum.processed, (unsigned long long)sum.failed,
                 (unsigned long long)sum.skipped, (unsigned long long)sum.total,
                 sum.cancelled ? ", interrupted" : "", sum.seconds,
-                sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0, ignored);
+                sum.seconds > 0 ? (double)sum.processed / sum.seconds : 0.0);
+        if (sum.ignored)
+            print_ignored(&sum);
         if (b.nfailed) { /* the failed files again, where the summary is read */
             fprintf(stderr, "gpuimg: batch: failed:");
             for (int i = 0; i < b.nfailed; i++)

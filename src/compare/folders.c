@@ -77,10 +77,9 @@ static gpuimg_status pair_up(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
                              gpuimg_folder_result *out)
 {
     gpuimg__file_list e = {0}, a = {0}, bad = {0};
-    uint64_t ignored = 0;
-    gpuimg_status st = gpuimg__walk(ctx, o->expected_dir, o->recursive, NULL, &e, &bad, &ignored);
+    gpuimg_status st = gpuimg__walk(ctx, o->expected_dir, o->recursive, NULL, &e, &bad, NULL);
     if (st == GPUIMG_OK)
-        st = gpuimg__walk(ctx, o->actual_dir, o->recursive, NULL, &a, &bad, &ignored);
+        st = gpuimg__walk(ctx, o->actual_dir, o->recursive, NULL, &a, &bad, NULL);
     if (st == GPUIMG_OK && bad.n > 0)
         st = gpuimg__fail(ctx, GPUIMG_ERR_IO, "compare: %s", bad.rel[0]);
     if (st == GPUIMG_OK && !(out->pairs = calloc(e.n + a.n + 1, sizeof *out->pairs)))

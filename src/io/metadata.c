@@ -222,7 +222,7 @@ gpuimg_status gpuimg__metadata_parse_quiet(gpuimg_ctx *ctx, const char *name,
             m->orientation = o;
         }
     }
-    if (!m->icc && !m->exif && !m->xmp)
+    if (!m->icc && !m->exif && !m->xmp && !m->png_colour)
         gpuimg_metadata_free(m);
     else
         *out = m;
@@ -280,4 +280,9 @@ void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,
     }
     out->xmp = m->xmp;
     out->xmp_len = m->xmp_len;
+    /* For a gray output too: gAMA, cHRM, sRGB and cICP all describe gray
+     * samples as well (the PNG specification allows each with every colour
+     * type). Which of them may stand beside an iCCP is the writer's. */
+    out->png_colour = m->png_colour;
+    out->png_colour_len = m->png_colour_len;
 }

@@ -70,10 +70,11 @@ gpuimg_status gpuimg__metadata_attach(gpuimg_ctx *ctx, const char *name, gpuimg_
 /* What an encoder writes for img: pointers into its metadata (or into
  * *exif_copy, the EXIF with Orientation 1 when the pixels were oriented;
  * free it after writing). Nothing with --strip; no RGB profile into a gray
- * image. */
+ * image. png_colour (gpuimg_metadata's) is for the PNG writer only: other
+ * formats have no place for those chunks. */
 typedef struct gpuimg__meta_out {
-    const uint8_t *icc, *exif, *xmp;
-    size_t icc_len, exif_len, xmp_len;
+    const uint8_t *icc, *exif, *xmp, *png_colour;
+    size_t icc_len, exif_len, xmp_len, png_colour_len;
     uint8_t *exif_copy;
 } gpuimg__meta_out;
 void gpuimg__metadata_for_output(const gpuimg_ctx *ctx, const gpuimg_image *img,

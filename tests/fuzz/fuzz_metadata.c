@@ -11,19 +11,22 @@
  *    blocks before the decoder has looked at anything: what the walk finds
  *    is consistent (an Orientation 1-8 that its EXIF says, blocks no
  *    larger than the file where they are copies, PNG's inflated ones
- *    aside), or, any other input, its bytes taken for all three blocks
+ *    aside; PNG's colour chunks whole, each kind once, of its one length),
+ *    or, any other input, its bytes taken for all three blocks
  *    (the seeds are bare EXIF blocks, profiles and XMP packets).
  * Then what was found goes with a small image, turned upright as its
  * Orientation says, through each writer whose row carries metadata
  * (meta_write: PNG, JPEG, WebP lossless, TIFF) and back through
  * gpuimg_load_memory: the same upright pixels (JPEG: the same size),
  * Orientation 1, the same profile, XMP and EXIF (JPEG: those its segments
- * hold; TIFF: EXIF not byte for byte, libtiff rewrites it), and `gpuimg
+ * hold; TIFF: EXIF not byte for byte, libtiff rewrites it), PNG's colour
+ * chunks from PNG alone (an sRGB not beside a profile), and `gpuimg
  * info` telling the same sizes. */
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <string.h>
 
 #include "fuzz.h"
+#include "io/bytes.h"
 #include "io/formats.h"
 #include "io/metadata.h"
 
@@ -71,6 +74,30 @@ static void icc_walk(const uint8_t *d, size_t n)
                "in %zu bytes the description is '%.*s', in 128 '%s'", cap, (int)plen, part, full);
 }
 
+/* PNG's colour chunks as the reader keeps them: whole chunks (type,
+ * length, data), each of gAMA (4 bytes), cHRM (32), sRGB (1), cICP (4) at
+ * most once, no more than the file held. */
+static void colour_walk(const gpuimg_metadata *m, size_t n)
+{
+    static const char types[4][5] = {"gAMA", "cHRM", "sRGB", "cICP"};
+    static const uint32_t lens[4] = {4, 32, 1, 4};
+    unsigned seen = 0;
+    FUZZ_CHECK(m->png_colour_len <= n, "%zu bytes of colour chunks from %zu", m->png_colour_len, n);
+    for (size_t at = 0; at < m->png_colour_len;) {
+        FUZZ_CHECK(m->png_colour_len - at >= 8, "a colour chunk's head cut");
+        const uint8_t *c = m->png_colour + at;
+        uint32_t len = gpuimg__be32(c);
+        int i = 0;
+        while (i < 4 && memcmp(c + 4, types[i], 4) != 0)
+            i++;
+        FUZZ_CHECK(i < 4 && len == lens[i] && !(seen & 1u << i) &&
+                       len <= m->png_colour_len - at - 8,
+                   "colour chunk %.4s of %u bytes", (const char *)c + 4, len);
+        seen |= 1u << i;
+        at += 8 + (size_t)len;
+    }
+}
+
 /* The blocks of the input: a file's, as the loader finds them, or the
  * input itself as each. NULL when there are none. */
 static gpuimg_metadata *blocks(gpuimg_ctx *ctx, const uint8_t *d, size_t n)
@@ -82,7 +109,8 @@ static gpuimg_metadata *blocks(gpuimg_ctx *ctx, const uint8_t *d, size_t n)
                    gpuimg_ctx_error(ctx));
         if (!m)
             return NULL;
-        FUZZ_CHECK(m->icc || m->exif || m->xmp, "metadata without a block");
+        FUZZ_CHECK(m->icc || m->exif || m->xmp || m->png_colour, "metadata without a block");
+        colour_walk(m, n);
         FUZZ_CHECK(m->orientation >= 1 && m->orientation <= 8, "orientation %d", m->orientation);
         FUZZ_CHECK(m->exif ? gpuimg__exif_orientation(m->exif, m->exif_len) == m->orientation
                            : m->orientation == 1,
@@ -162,6 +190,25 @@ static void round_trip(gpuimg_ctx *ctx, const gpuimg_metadata *m, const gpuimg__
     const char *differs = fuzz_meta_differs(back.meta, o.icc, o.icc_len, o.exif, o.exif_len,
                                             r != &gpuimg__format_tiff, o.xmp, o.xmp_len);
     FUZZ_CHECK(!differs, "%s written reads back another %s", name, differs);
+    /* PNG's colour chunks: back from the PNG writer as they were, but an
+     * sRGB beside a profile (the profile wins); from no other writer */
+    uint8_t *colour = malloc(o.png_colour_len ? o.png_colour_len : 1);
+    FUZZ_CHECK(colour != NULL, "alloc");
+    size_t colour_len = 0;
+    for (size_t at = 0; r == &gpuimg__format_png && at < o.png_colour_len;) {
+        size_t whole = 8 + (size_t)gpuimg__be32(o.png_colour + at);
+        if (!(o.icc && memcmp(o.png_colour + at + 4, "sRGB", 4) == 0)) {
+            memcpy(colour + colour_len, o.png_colour + at, whole);
+            colour_len += whole;
+        }
+        at += whole;
+    }
+    size_t back_len = back.meta ? back.meta->png_colour_len : 0;
+    FUZZ_CHECK(back_len == colour_len &&
+                   (!colour_len || memcmp(back.meta->png_colour, colour, colour_len) == 0),
+               "%s written reads back %zu bytes of colour chunks, not the %zu written", name,
+               back_len, colour_len);
+    free(colour);
     free(o.exif_copy);
     gpuimg_file_info info;
     st = gpuimg_probe_memory(ctx, buf, len, name, &info);

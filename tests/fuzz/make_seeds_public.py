@@ -314,6 +314,24 @@ def split_icc(jpeg):
     return b"\xff\xd8" + b"".join(out) + rest
 
 
+# The data of PNG's colour chunks: sRGB's gamma (1/2.2) and chromaticities
+# (cHRM, x and y times 100000: white, red, green, blue), perceptual sRGB,
+# and cICP's BT.2020 primaries, PQ, RGB, full range.
+COLOUR_CHUNKS = {
+    "gAMA": struct.pack(">I", 45455),
+    "cHRM": struct.pack(">8I", 31270, 32900, 64000, 33000, 30000, 60000, 15000, 6000),
+    "sRGB": b"\0",
+    "cICP": bytes([9, 16, 0, 1]),
+}
+
+
+def colour_chunks(*types):
+    info = PngImagePlugin.PngInfo()
+    for t in types:
+        info.add(t.encode(), COLOUR_CHUNKS[t])
+    return info
+
+
 def metadata(tmp, webp):
     out = {}
     # bare EXIF blocks (ExifTool, from nothing): each orientation, both
@@ -352,6 +370,16 @@ def metadata(tmp, webp):
     out["pil_meta_zip_xmp.png"] = pil_bytes(pil("RGBA", 5, 3), "PNG",
                                             exif=out["exiftool_orient3_ii.exif"],
                                             icc_profile=LAB, pnginfo=info)
+    # PNG's colour chunks besides iCCP (gAMA, cHRM, sRGB, cICP), which
+    # Pillow writes as given: sRGB's own values; a gray one with cICP; and
+    # an sRGB beside an iCCP (which the specification forbids, the profile
+    # winning)
+    out["pil_colour_gama_chrm.png"] = pil_bytes(pil("RGB", 6, 4), "PNG",
+                                                pnginfo=colour_chunks("gAMA", "cHRM"))
+    out["pil_colour_gray_cicp_srgb.png"] = pil_bytes(
+        pil("L", 5, 3), "PNG", pnginfo=colour_chunks("cICP", "sRGB", "gAMA"))
+    out["pil_colour_icc_srgb.png"] = pil_bytes(pil("RGBA", 4, 4), "PNG", icc_profile=SRGB,
+                                               pnginfo=colour_chunks("sRGB", "cHRM"))
     jpeg = pil_bytes(pil("RGB", 8, 8), "JPEG", quality=50,
                      exif=b"Exif\0\0" + out["exiftool_orient8_mm.exif"], icc_profile=SRGB,
                      xmp=xmp)

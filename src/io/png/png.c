@@ -3,6 +3,7 @@
  * completeness (stb_image does neither). Writing is io/png/write.c. */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include <errno.h>
+#include <libdeflate.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdlib.h>
@@ -209,15 +210,60 @@ static int stream_size(gpuimg_ctx *ctx, const uint8_t *head, size_t len, uint64_
 
 static const char XMP_KEY[] = "XML:com.adobe.xmp";
 
+/* The colour chunks kept besides iCCP (SPEC §2), each with the only length
+ * the PNG specification allows it. */
+static const struct {
+    char type[5];
+    uint32_t len;
+} COLOUR_CHUNKS[4] = {{"gAMA", 4}, {"cHRM", 32}, {"sRGB", 1}, {"cICP", 4}};
+
+/* Appends chunk c (type, length, data) to m->png_colour when it is the
+ * first of its kind, before the IDATs, of its one length and whole (its
+ * CRC right: libpng, which decodes the pixels, drops an ancillary chunk
+ * with a bad CRC, so the output does not get one the image did not use).
+ * 0 out of memory. */
+static int keep_colour(gpuimg__meta_notes *notes, const gpuimg__png_chunk *c, unsigned *seen,
+                       gpuimg_metadata *m)
+{
+    for (unsigned i = 0; i < 4; i++) {
+        if (memcmp(c->type, COLOUR_CHUNKS[i].type, 4) != 0)
+            continue;
+        if (*seen & 1u << i)
+            return 1;
+        *seen |= 1u << i;
+        uint32_t crc = libdeflate_crc32(0, c->type, (size_t)c->len + 4);
+        /* sRGB's one byte is a rendering intent, 0-3 */
+        if (c->len != COLOUR_CHUNKS[i].len || crc != gpuimg__be32(c->body + c->len) ||
+            (i == 2 && c->body[0] > 3)) {
+            gpuimg__meta_dropped(notes, "PNG colour chunk (gAMA, cHRM, sRGB or cICP: damaged)");
+            return 1;
+        }
+        uint8_t *more = realloc(m->png_colour, m->png_colour_len + 8 + c->len);
+        if (!more)
+            return 0;
+        memcpy(more + m->png_colour_len, c->type - 4, 8 + (size_t)c->len);
+        m->png_colour = more;
+        m->png_colour_len += 8 + c->len;
+        return 1;
+    }
+    return 1;
+}
+
 /* iCCP, eXIf and iTXt XML:com.adobe.xmp; every block keeps the first of
- * its kind. */
+ * its kind. Then gAMA, cHRM, sRGB and cICP as they stand (keep_colour). */
 static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
                      gpuimg_metadata *m)
 {
     gpuimg__png_chunk c;
+    unsigned colour_seen = 0;
+    int after_idat = 0;
     for (size_t pos = 8; gpuimg__png_next(data, size, &pos, &c);) {
         const uint8_t *type = c.type, *body = c.body;
         uint32_t len = c.len;
+        if (memcmp(type, "IDAT", 4) == 0)
+            after_idat = 1; /* the colour chunks are only valid before it */
+        if (!after_idat && !keep_colour(notes, &c, &colour_seen, m))
+            return 0;
         if (memcmp(type, "iCCP", 4) == 0 && !m->icc) {
             size_t key = strnlen((const char *)body, len < 80 ? len : 80);
             if (key >= 1 && key < 80 && len >= key + 3 && body[key + 1] == 0) {

@@ -30,6 +30,7 @@
 #include <zlib.h>
 
 #include "core/pool.h"
+#include "io/bytes.h"
 #include "io/io.h"
 #include "io/metadata.h"
 #include "io/png/deflate_join.h"
@@ -214,15 +215,33 @@ static int write_chunk(FILE *f, const char *type, const uint8_t *data, size_t le
            fwrite(tail, 1, 4, f) == 4;
 }
 
-/* The image's metadata chunks, between IHDR and the first IDAT: iCCP
- * (the profile, zlib), eXIf, and iTXt XML:com.adobe.xmp (uncompressed, as
- * Adobe's tools write it). 0 with errno on a write error, -1 out of memory. */
+/* The image's metadata chunks, between IHDR and the first IDAT: the
+ * colour chunks read from a PNG (gAMA, cHRM, sRGB, cICP, in their file's
+ * order: the specification only asks that they come before PLTE and IDAT),
+ * iCCP (the profile, zlib), eXIf, and iTXt XML:com.adobe.xmp
+ * (uncompressed, as Adobe's tools write it). 0 with errno on a write
+ * error, -1 out of memory. */
 static int write_metadata(const gpuimg_ctx *ctx, FILE *f, const gpuimg_image *img)
 {
     gpuimg__meta_out m;
     gpuimg__metadata_for_output(ctx, img, &m);
     int ok = 1;
-    if (m.icc) {
+    /* png_colour holds whole chunks (type, length, data) the reader
+     * checked; each gets its CRC again here. */
+    for (size_t at = 0; ok && at + 8 <= m.png_colour_len;) {
+        const uint8_t *c = m.png_colour + at;
+        uint32_t len = gpuimg__be32(c);
+        if (len > m.png_colour_len - at - 8)
+            break;
+        char type[4];
+        memcpy(type, c + 4, 4);
+        /* An sRGB chunk must not stand beside an iCCP, which wins (PNG
+         * specification, sRGB) */
+        if (!(m.icc && memcmp(type, "sRGB", 4) == 0))
+            ok = write_chunk(f, type, c + 8, len, 0, 0);
+        at += 8 + (size_t)len;
+    }
+    if (ok && m.icc) {
         static const char name[] = "ICC Profile"; /* then its NUL and method 0 */
         uLongf zlen = compressBound((uLong)m.icc_len);
         uint8_t *body = malloc(sizeof name + 1 + zlen);
