@@ -720,8 +720,7 @@ gpuimg_status cuda_colour_map(gpuimg_backend *be, const gpuimg_planes *src, gpui
     gpuimg_status st = check_depth(cb, src->depth, "colour_map");
     if (st != GPUIMG_OK)
         return st;
-    const size_t bytes =
-        (size_t)GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * 3 * sizeof(float);
+    const size_t bytes = (size_t)GPUIMG_COLOUR_FLOATS * sizeof(float);
     if (!cb->d_colour)
         TRY(cb, "cudaMalloc (colour table)", cudaMalloc(&cb->d_colour, bytes));
     if (cb->colour_id != map->id) {

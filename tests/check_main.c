@@ -41,6 +41,7 @@ Suite *layers_suite(void);
 Suite *context_suite(void);
 Suite *resample_suite(void);
 Suite *resize_suite(void);
+Suite *colour_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -92,6 +93,7 @@ int main(void)
     srunner_add_suite(sr, batch_suite());
     srunner_add_suite(sr, compare_suite());
     srunner_add_suite(sr, metadata_suite());
+    srunner_add_suite(sr, colour_suite());
     srunner_add_suite(sr, threads_suite());
     srunner_add_suite(sr, jpeg_gpu_suite());
     srunner_add_suite(sr, tiff_suite());

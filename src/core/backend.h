@@ -56,14 +56,19 @@ typedef struct gpuimg_conv {
  * same conversion sampled for a device (core/colour_lut.h): a table of
  * GPUIMG_COLOUR_GRID points per axis (RGB floats; node (r, g, b) at ((r *
  * G) + g) * G + b) between two sets of per-channel curves of
- * GPUIMG_COLOUR_SHAPER + 1 points each, in one array (GPUIMG_COLOUR_FLOATS).
+ * GPUIMG_COLOUR_SHAPER + 1 points each, and 8-bit curves (below), in one
+ * array (GPUIMG_COLOUR_FLOATS).
  * id names the array for a device's copy of it (distinct for every one
  * made). */
 #define GPUIMG_COLOUR_GRID 33
-#define GPUIMG_COLOUR_SHAPER 4096
+#define GPUIMG_COLOUR_SHAPER 16384
 #define GPUIMG_COLOUR_TABLE (GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * 3)
 #define GPUIMG_COLOUR_CURVE (GPUIMG_COLOUR_SHAPER + 1)
-#define GPUIMG_COLOUR_FLOATS (GPUIMG_COLOUR_TABLE + 6 * GPUIMG_COLOUR_CURVE)
+/* and for 8-bit values, LittleCMS's own 8-bit curves: 256 points in, and
+ * 16385 out (indexed by the linear value in 1/16384ths) */
+#define GPUIMG_COLOUR_OUT8 16385
+#define GPUIMG_COLOUR_FLOATS                                                                       \
+    (GPUIMG_COLOUR_TABLE + 6 * GPUIMG_COLOUR_CURVE + 3 * 256 + 3 * GPUIMG_COLOUR_OUT8)
 typedef struct gpuimg_colour_map {
     void (*rows)(void *transform, const void *in, void *out, size_t n);
     void *transform8, *transform16;

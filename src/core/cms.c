@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* LittleCMS behind cms.h: profiles, transforms, and the conversion tables
  * a device interpolates (why LittleCMS: README's dependency table). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,12 +185,29 @@ static float *sampled(cmsHPROFILE in, cmsHPROFILE out, int intent)
     float *lut = nodes ? malloc((size_t)GPUIMG_COLOUR_FLOATS * sizeof *lut) : NULL;
     if (lut) {
         float *in_curves = lut + GPUIMG_COLOUR_TABLE, *out_curves = in_curves + 3 * CURVE;
-        for (int c = 0; c < 3; c++)
+        float *in8 = out_curves + 3 * CURVE, *out8 = in8 + 3 * 256;
+        for (int c = 0; c < 3; c++) {
             for (int k = 0; k <= S; k++) {
                 float v = (float)k / S;
                 in_curves[c * CURVE + k] = shaped ? cmsEvalToneCurveFloat(src[c], v) : v;
                 out_curves[c * CURVE + k] = shaped ? cmsEvalToneCurveFloat(dst_rev[c], v) : v;
             }
+            /* LittleCMS's 8-bit matrix-shaper curves (cmsopt.c's
+             * FillFirstShaper and FillSecondShaper): the input to 1.14
+             * fixed point, rounded; the output from i / 16384 through the
+             * reversed curve, to 16 bits, then to 8 as FROM_16_TO_8 */
+            for (int k = 0; k < 256; k++) {
+                float y = shaped ? cmsEvalToneCurveFloat(src[c], (float)(k / 255.0)) : k / 255.0f;
+                in8[c * 256 + k] = (float)(floor(y * 16384.0 + 0.5) / 16384.0);
+            }
+            for (int k = 0; k < GPUIMG_COLOUR_OUT8; k++) {
+                float y = (float)(k / 16384.0);
+                y = shaped ? cmsEvalToneCurveFloat(dst_rev[c], y) : y;
+                y = y < 0 ? 0 : y > 1 ? 1 : y;
+                uint32_t w = (uint32_t)floor(y * 65535.0 + 0.5);
+                out8[(size_t)c * GPUIMG_COLOUR_OUT8 + k] = (float)((w * 65281u + 8388608u) >> 24);
+            }
+        }
         size_t k = 0;
         for (int r = 0; r < G; r++)
             for (int g = 0; g < G; g++)

@@ -54,18 +54,29 @@ GPUIMG_HD float gpuimg__colour_curve(const float *curve, float v)
  * again, so that between them a matrix-shaper conversion (every RGB
  * profile a camera or phone embeds) is linear, which tetrahedral
  * interpolation reproduces exactly: the table's own error is gone, and
- * what is left is the curves' (4097 points, linearly interpolated). For
- * other profiles the curves are the identity, and the table does it all. */
+ * what is left is the curves' (16385 points, linearly interpolated). For
+ * other profiles the curves are the identity, and the table does it all.
+ * 8-bit values take LittleCMS's 8-bit curves instead (its matrix-shaper
+ * path's: the input in 1.14 fixed point, the output by the linear value
+ * rounded to 1/16384), so that the device rounds where the CPU does. */
 GPUIMG_HD void gpuimg__colour_tetra(const float *lut, uint32_t r, uint32_t g, uint32_t b,
                                     uint32_t top, uint32_t out[3])
 {
     const int G = GPUIMG_COLOUR_GRID;
     const float *in_curves = lut + GPUIMG_COLOUR_TABLE;
     const float *out_curves = in_curves + 3 * GPUIMG_COLOUR_CURVE;
+    const float *in8 = out_curves + 3 * GPUIMG_COLOUR_CURVE, *out8 = in8 + 3 * 256;
     const float inv = 1.0f / (float)top, scale = (float)(G - 1);
-    float x = gpuimg__colour_curve(in_curves, (float)r * inv) * scale;
-    float y = gpuimg__colour_curve(in_curves + GPUIMG_COLOUR_CURVE, (float)g * inv) * scale;
-    float z = gpuimg__colour_curve(in_curves + 2 * GPUIMG_COLOUR_CURVE, (float)b * inv) * scale;
+    float x, y, z;
+    if (top == 255) { /* LittleCMS's own 8-bit input curves (1.14 fixed point) */
+        x = gpuimg__colour_read(in8 + r) * scale;
+        y = gpuimg__colour_read(in8 + 256 + g) * scale;
+        z = gpuimg__colour_read(in8 + 512 + b) * scale;
+    } else {
+        x = gpuimg__colour_curve(in_curves, (float)r * inv) * scale;
+        y = gpuimg__colour_curve(in_curves + GPUIMG_COLOUR_CURVE, (float)g * inv) * scale;
+        z = gpuimg__colour_curve(in_curves + 2 * GPUIMG_COLOUR_CURVE, (float)b * inv) * scale;
+    }
     /* the cell: its last index is G - 2, so that 1 falls in the last cell
      * at fraction 1 */
     int i = (int)x, j = (int)y, k = (int)z;
@@ -99,8 +110,14 @@ GPUIMG_HD void gpuimg__colour_tetra(const float *lut, uint32_t r, uint32_t g, ui
     for (int c = 0; c < 3; c++) {
         float v = w0 * gpuimg__colour_read(c0 + c) + w1 * gpuimg__colour_read(c0 + o1 + c) +
                   w2 * gpuimg__colour_read(c0 + o2 + c) + w3 * gpuimg__colour_read(c0 + o3 + c);
-        v = gpuimg__colour_curve(out_curves + c * GPUIMG_COLOUR_CURVE, v);
-        out[c] = (uint32_t)(v * (float)top + 0.5f);
+        if (top == 255) { /* as LittleCMS: the linear value in 1/16384ths, its 8-bit curve */
+            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+            out[c] = (uint32_t)gpuimg__colour_read(out8 + c * GPUIMG_COLOUR_OUT8 +
+                                                   (int)(v * 16384.0f + 0.5f));
+        } else {
+            v = gpuimg__colour_curve(out_curves + c * GPUIMG_COLOUR_CURVE, v);
+            out[c] = (uint32_t)(v * (float)top + 0.5f);
+        }
     }
 }
 
