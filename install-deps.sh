@@ -7,8 +7,8 @@ set -eu
 # clang, libclang-rt-dev (libFuzzer) and valgrind are for the tests only,
 # as are the formats' own tools the round trips are checked against
 # (libheif-examples, libjxl-tools, liblcms2-utils), exiftool and the ICC
-# profiles of icc-profiles-free.
-PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev libheif-dev libjxl-dev liblcms2-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil libheif-examples libjxl-tools liblcms2-utils libimage-exiftool-perl icc-profiles-free"
+# profiles of icc-profiles-free and libgs-common (Ghostscript's CMYK one).
+PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev libheif-dev libjxl-dev liblcms2-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil libheif-examples libjxl-tools liblcms2-utils libimage-exiftool-perl icc-profiles-free libgs-common"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
