@@ -230,7 +230,13 @@ golden:
 # The program and the suite, to carry to the GPU machine (see DEVICE.md).
 static:
 	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg build-static/codec_bench \
-	    build-static/cpu_ops
+	    build-static/cpu_ops build-static/colour_bench
+
+# The colour kernel against the copy bandwidth on the GPU (no NPP: built
+# here, run there by bench/colour_device.sh).
+$(BUILD)/colour_bench: bench/colour_bench.cu $(BUILD)/libgpuimg.a
+	$(NVCC) -std=c++17 $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc -Ikernels -o $@ $< \
+	    $(BUILD)/libgpuimg.a $(LDLIBS)
 
 # `make install` (PREFIX, default /usr/local; DESTDIR for staging): the
 # program, the library (static: its dependencies are named in gpuimg.pc),
