@@ -5,7 +5,10 @@
  *    set wherever there is an entry to set; set to 1, a block that read
  *    1-8 reads 1 (what every output of an oriented image says);
  *  - as an ICC profile: its description is a terminated printable string,
- *    and cut short by a small buffer, a prefix of the whole one;
+ *    and cut short by a small buffer, a prefix of the whole one; and
+ *    through LittleCMS (core/cms.c) as colour's source and as a CMYK
+ *    file's profile: refused, or a conversion that then runs on a few
+ *    pixels, both ways (LittleCMS's transform, the device's table);
  *  - as a file of a format whose row reads metadata (meta_read: PNG, JPEG,
  *    WebP), chosen by its signature as the loader does, which walks the
  *    blocks before the decoder has looked at anything: what the walk finds
@@ -25,6 +28,8 @@
 #define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <string.h>
 
+#include "core/cms.h"
+#include "core/colour_lut.h"
 #include "fuzz.h"
 #include "io/bytes.h"
 #include "io/formats.h"
@@ -72,6 +77,51 @@ static void icc_walk(const uint8_t *d, size_t n)
     FUZZ_CHECK(plen < cap && plen == (len < cap - 1 ? len : cap - 1) &&
                    memcmp(part, full, plen) == 0,
                "in %zu bytes the description is '%.*s', in 128 '%s'", cap, (int)plen, part, full);
+}
+
+/* The bytes as a profile for the colour engine: its kind, a conversion
+ * from it (RGB and gray) and a CMYK transform, each refused or run. */
+static void icc_engine(const uint8_t *d, size_t n)
+{
+    int kind = gpuimg__cms_channels(d, n);
+    FUZZ_CHECK(kind == 0 || kind == 1 || kind == 3 || kind == 4, "profile kind %d", kind);
+    static uint8_t *srgb;
+    static size_t srgb_len;
+    char why[256];
+    if (!srgb && gpuimg__cms_target("srgb", &srgb, &srgb_len, why, sizeof why) != 0)
+        return;
+    const uint8_t px8[12] = {0, 0, 0, 255, 255, 255, 12, 200, 99, 255, 0, 128};
+    const uint16_t px16[6] = {0, 65535, 300, 65535, 0, 40000};
+    for (int gray = 0; gray < 2; gray++) {
+        gpuimg__cms_conversion c;
+        if (gpuimg__cms_convert(d, n, srgb, srgb_len, n ? d[0] & 1 : 0, gray, &c, why,
+                                sizeof why) != 0)
+            continue;
+        if (!gray) {
+            uint8_t out8[12];
+            uint16_t out16[6];
+            gpuimg__cms_rows(c.transform8, px8, out8, 4);
+            gpuimg__cms_rows(c.transform16, px16, out16, 2);
+            for (int i = 0; i < 4; i++) {
+                uint32_t o[3];
+                gpuimg__colour_tetra(c.lut, px8[3 * i], px8[3 * i + 1], px8[3 * i + 2], 255, o);
+                FUZZ_CHECK(o[0] <= 255 && o[1] <= 255 && o[2] <= 255, "table value past 255");
+                gpuimg__colour_tetra(c.lut, px8[3 * i] * 257u, 65535, 0, 65535, o);
+                FUZZ_CHECK(o[0] <= 65535 && o[1] <= 65535 && o[2] <= 65535,
+                           "table value past 65535");
+            }
+        }
+        gpuimg__cms_conversion_free(&c);
+    }
+    for (int depth = 8; depth <= 16; depth += 8) {
+        void *t = gpuimg__cms_cmyk_to_srgb(d, n, n > 1 ? d[1] & 1 : 0, depth);
+        if (t) {
+            uint8_t out[4 * 3 * 2];
+            gpuimg__cms_rows(t, depth == 8 ? (const void *)px8 : (const void *)px16, out,
+                             depth == 8 ? 3 : 1);
+            gpuimg__cms_free(t);
+        }
+    }
 }
 
 /* PNG's colour chunks as the reader keeps them: whole chunks (type,
@@ -237,6 +287,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     exif_walk(data, size);
     icc_walk(data, size);
+    icc_engine(data, size);
     gpuimg_metadata *m = blocks(ctx, data, size);
     if (!m)
         return 0;
