@@ -131,7 +131,7 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-tsan test-install test-report test-cross
+test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats
 
 # ThreadSanitizer over the suites that drive the CPU backend's threads: every
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
@@ -160,7 +160,7 @@ test-valgrind:
 # UBSan into build-fuzz/; `make fuzz-run` runs each for FUZZ_SECONDS on its
 # seed corpus (new inputs go to build-fuzz/corpus/, findings to
 # build-fuzz/artifacts/) and fails on the first finding.
-FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata
+FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata jxl
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -270,6 +270,15 @@ test-cross: $(GPUIMG)
 	@if /usr/bin/python3 -c "import numpy, PIL" 2>/dev/null; then \
 	    GPUIMG_BACKEND=cpu /usr/bin/python3 tests/resize/cross_check.py $(GPUIMG); \
 	else echo "SKIP: resize cross-check (no numpy or Pillow in /usr/bin/python3)"; fi
+
+# Each format against its own library's tools (tests/formats/check_*.py:
+# JPEG XL against cjxl/djxl/jxlinfo, exiftool and Pillow); a script whose
+# tools are missing says SKIP. Needs numpy and Pillow, as test-cross.
+test-formats: $(GPUIMG)
+	@if /usr/bin/python3 -c "import numpy, PIL" 2>/dev/null; then \
+	    for s in tests/formats/check_*.py; do \
+	        echo "== $$s"; GPUIMG_BACKEND=cpu /usr/bin/python3 $$s $(GPUIMG) || exit 1; done; \
+	else echo "SKIP: format cross-checks (no numpy or Pillow in /usr/bin/python3)"; fi
 
 clean:
 	rm -rf build build-sanitize build-tsan build-static build-valgrind build-fuzz build-fuzz-static

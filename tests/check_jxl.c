@@ -8,7 +8,7 @@
  * The oriented files are written here with libjxl's encoder itself
  * (cjxl has no orientation option), and every expected pixel computed
  * here from the orientation's definition, never from gpuimg's output. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include <check.h>
 #include <jxl/encode.h>
 #include <stdint.h>
@@ -67,8 +67,10 @@ static const uint8_t *exif_with_orientation(int o, size_t *len)
 
 /* A lossless JPEG XL of picture(c, depth) written by libjxl with
  * codestream orientation o: a bare codestream, or (container, or an EXIF
- * Orientation exif_o > 0 in an Exif box) the ISO BMFF container. */
-static uint8_t *write_jxl(int c, int depth, int o, int container, int exif_o, size_t *out_len)
+ * Orientation exif_o > 0 in an Exif box, Brotli-compressed as a "brob" box
+ * with brob) the ISO BMFF container. */
+static uint8_t *write_jxl(int c, int depth, int o, int container, int exif_o, int brob,
+                          size_t *out_len)
 {
     size_t len;
     uint8_t *pix = picture(c, depth, &len);
@@ -94,7 +96,7 @@ static uint8_t *write_jxl(int c, int depth, int o, int container, int exif_o, si
         uint8_t box[4 + 26] = {0};
         memcpy(box + 4, e, n);
         ck_assert_int_eq(JxlEncoderUseBoxes(enc), JXL_ENC_SUCCESS);
-        ck_assert_int_eq(JxlEncoderAddBox(enc, "Exif", box, 4 + n, JXL_FALSE), JXL_ENC_SUCCESS);
+        ck_assert_int_eq(JxlEncoderAddBox(enc, "Exif", box, 4 + n, brob), JXL_ENC_SUCCESS);
         JxlEncoderCloseBoxes(enc);
     }
     JxlEncoderFrameSettings *fs = JxlEncoderFrameSettingsCreate(enc, NULL);
@@ -177,7 +179,7 @@ START_TEST(sniff_both_signatures)
 {
     for (int container = 0; container < 2; container++) {
         size_t n;
-        uint8_t *f = write_jxl(3, 8, 1, container, 0, &n);
+        uint8_t *f = write_jxl(3, 8, 1, container, 0, 0, &n);
         static const uint8_t box[12] = {0, 0, 0, 12, 'J', 'X', 'L', ' ', 0xd, 0xa, 0x87, 0xa};
         ck_assert(container ? memcmp(f, box, 12) == 0 : f[0] == 0xff && f[1] == 0x0a);
         ck_assert_ptr_eq(gpuimg__sniff(f, n), &gpuimg__format_jxl);
@@ -205,7 +207,7 @@ START_TEST(info_equals_decode)
     for (int depth = 8; depth <= 16; depth += 8)
         for (int c = 1; c <= 4; c++) {
             size_t n;
-            uint8_t *f = write_jxl(c, depth, 1, c % 2, 0, &n);
+            uint8_t *f = write_jxl(c, depth, 1, c % 2, 0, 0, &n);
             gpuimg_file_info info;
             gpuimg_image img;
             ck_assert_int_eq(gpuimg_probe_memory(ctx, f, n, "a.jxl", &info), GPUIMG_OK);
@@ -253,7 +255,7 @@ START_TEST(orientation_applied_once)
     gpuimg_ctx *upright = ctx_with(0, 0), *raw = ctx_with(1, 0);
     for (int o = 1; o <= 8; o++) {
         size_t n;
-        uint8_t *f = write_jxl(3, 8, o, 0, 0, &n);
+        uint8_t *f = write_jxl(3, 8, o, 0, 0, 0, &n);
         for (int keep = 0; keep < 2; keep++) {
             gpuimg_ctx *ctx = keep ? raw : upright;
             gpuimg_image img;
@@ -273,39 +275,42 @@ START_TEST(orientation_applied_once)
 }
 END_TEST
 
-/* An Exif box saying Orientation 6 beside a codestream saying 3: the
- * codestream's wins (ISO/IEC 18181-2), applied once; the EXIF kept says 1
- * and an output written from it too. */
+/* An Exif box saying Orientation 6 beside a codestream saying 3, plain or
+ * Brotli-compressed ("brob"): the codestream's wins (ISO/IEC 18181-2),
+ * applied once; the EXIF kept says 1 and an output written from it too. */
 START_TEST(exif_orientation_not_applied_again)
 {
-    size_t n;
-    uint8_t *f = write_jxl(3, 8, 3, 1, 6, &n);
-    gpuimg_ctx *ctx = ctx_with(0, 1);
-    gpuimg_image img;
-    gpuimg_file_info info;
-    ck_assert_int_eq(gpuimg_load_memory(ctx, f, n, "e.jxl", &img), GPUIMG_OK);
-    assert_shows(&img, 3, 3, 8, "codestream 3, EXIF 6");
-    ck_assert_ptr_nonnull(img.meta);
-    ck_assert_ptr_nonnull(img.meta->exif);
-    ck_assert_int_eq(img.meta->orientation, 1);
-    ck_assert_int_eq(gpuimg__exif_orientation(img.meta->exif, img.meta->exif_len), 1);
-    ck_assert_int_eq(gpuimg_probe_memory(ctx, f, n, "e.jxl", &info), GPUIMG_OK);
-    ck_assert_int_eq(info.width, W);
-    ck_assert_int_eq(info.orientation, 1);
-    ck_assert_int_eq(info.exif_bytes, 26);
-    /* written and read again: the same pixels, EXIF Orientation 1 */
-    char path[512];
-    snprintf(path, sizeof path, "%s/e2.jxl", tu_tmpdir());
-    ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_JXL, &img), GPUIMG_OK);
-    gpuimg_image back;
-    ck_assert_int_eq(gpuimg_load(ctx, path, &back), GPUIMG_OK);
-    assert_shows(&back, 3, 3, 8, "written again");
-    ck_assert_ptr_nonnull(back.meta);
-    ck_assert_int_eq(gpuimg__exif_orientation(back.meta->exif, back.meta->exif_len), 1);
-    gpuimg_image_free(&back);
-    gpuimg_image_free(&img);
-    gpuimg_ctx_destroy(ctx);
-    free(f);
+    for (int brob = 0; brob < 2; brob++) {
+        size_t n;
+        uint8_t *f = write_jxl(3, 8, 3, 1, 6, brob, &n);
+        ck_assert_msg(!brob || memmem(f, n, "brob", 4) != NULL, "no brob box written");
+        gpuimg_ctx *ctx = ctx_with(0, 1);
+        gpuimg_image img;
+        gpuimg_file_info info;
+        ck_assert_int_eq(gpuimg_load_memory(ctx, f, n, "e.jxl", &img), GPUIMG_OK);
+        assert_shows(&img, 3, 3, 8, brob ? "codestream 3, brob EXIF 6" : "codestream 3, EXIF 6");
+        ck_assert_ptr_nonnull(img.meta);
+        ck_assert_ptr_nonnull(img.meta->exif);
+        ck_assert_int_eq(img.meta->orientation, 1);
+        ck_assert_int_eq(gpuimg__exif_orientation(img.meta->exif, img.meta->exif_len), 1);
+        ck_assert_int_eq(gpuimg_probe_memory(ctx, f, n, "e.jxl", &info), GPUIMG_OK);
+        ck_assert_int_eq(info.width, W);
+        ck_assert_int_eq(info.orientation, 1);
+        ck_assert_int_eq(info.exif_bytes, 26);
+        /* written and read again: the same pixels, EXIF Orientation 1 */
+        char path[512];
+        snprintf(path, sizeof path, "%s/e2.jxl", tu_tmpdir());
+        ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_JXL, &img), GPUIMG_OK);
+        gpuimg_image back;
+        ck_assert_int_eq(gpuimg_load(ctx, path, &back), GPUIMG_OK);
+        assert_shows(&back, 3, 3, 8, "written again");
+        ck_assert_ptr_nonnull(back.meta);
+        ck_assert_int_eq(gpuimg__exif_orientation(back.meta->exif, back.meta->exif_len), 1);
+        gpuimg_image_free(&back);
+        gpuimg_image_free(&img);
+        gpuimg_ctx_destroy(ctx);
+        free(f);
+    }
 }
 END_TEST
 
@@ -313,7 +318,7 @@ END_TEST
 START_TEST(truncated_refused)
 {
     size_t n;
-    uint8_t *f = write_jxl(4, 16, 6, 1, 0, &n);
+    uint8_t *f = write_jxl(4, 16, 6, 1, 0, 0, &n);
     const char *dir = tu_tmpdir();
     char in[512], out[512];
     snprintf(in, sizeof in, "%s/cut.jxl", dir);
