@@ -311,6 +311,9 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
                                            JXL_DEC_FULL_IMAGE) != JXL_DEC_SUCCESS ||
         JxlDecoderSetKeepOrientation(dec, ctx->cfg.no_auto_orient ? JXL_TRUE : JXL_FALSE) !=
             JXL_DEC_SUCCESS ||
+        /* an associated (premultiplied) alpha is given straight, as every
+         * gpuimg image holds it */
+        JxlDecoderSetUnpremultiplyAlpha(dec, JXL_TRUE) != JXL_DEC_SUCCESS ||
         (runner &&
          JxlDecoderSetParallelRunner(dec, JxlThreadParallelRunner, runner) != JXL_DEC_SUCCESS) ||
         JxlDecoderSetInput(dec, data, size) != JXL_DEC_SUCCESS) {
