@@ -42,6 +42,7 @@ Suite *context_suite(void);
 Suite *resample_suite(void);
 Suite *resize_suite(void);
 Suite *colour_suite(void);
+Suite *jxl_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -104,6 +105,7 @@ int main(void)
     srunner_add_suite(sr, context_suite());
     srunner_add_suite(sr, resample_suite());
     srunner_add_suite(sr, resize_suite());
+    srunner_add_suite(sr, jxl_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());
