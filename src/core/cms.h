@@ -11,6 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A profile's colour space as the pixels are: 1 gray, 3 RGB, 4 CMYK, 0
  * anything else or bytes that do not parse as a profile. */
 int gpuimg__cms_channels(const uint8_t *icc, size_t len);
@@ -53,5 +57,9 @@ void gpuimg__cms_conversion_free(gpuimg__cms_conversion *c);
 
 /* LittleCMS's version, e.g. "2.14", for `info`. */
 const char *gpuimg__cms_version(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
