@@ -54,15 +54,15 @@ typedef struct gpuimg_conv {
  * colour planes: rows, LittleCMS's transform of n interleaved RGB pixels
  * at the planes' depth (transform8 or transform16), for the CPU; lut, the
  * same conversion sampled for a device (core/colour_lut.h): a table of
- * GPUIMG_COLOUR_GRID points per axis (RGB floats; node (r, g, b) at ((r *
- * G) + g) * G + b) between two sets of per-channel curves of
+ * GPUIMG_COLOUR_GRID points per axis (RGB floats and one unused, 4 a node;
+ * node (r, g, b) at 4 (((r * G) + g) * G + b)) between two sets of per-channel curves of
  * GPUIMG_COLOUR_SHAPER + 1 points each, and 8-bit curves (below), in one
  * array (GPUIMG_COLOUR_FLOATS).
  * id names the array for a device's copy of it (distinct for every one
  * made). */
 #define GPUIMG_COLOUR_GRID 33
 #define GPUIMG_COLOUR_SHAPER 16384
-#define GPUIMG_COLOUR_TABLE (GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * 3)
+#define GPUIMG_COLOUR_TABLE (GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * GPUIMG_COLOUR_GRID * 4)
 #define GPUIMG_COLOUR_CURVE (GPUIMG_COLOUR_SHAPER + 1)
 /* and for 8-bit values, LittleCMS's own 8-bit curves: 256 points in, and
  * 16385 out (indexed by the linear value in 1/16384ths) */

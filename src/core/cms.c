@@ -181,7 +181,7 @@ static float *sampled(cmsHPROFILE in, cmsHPROFILE out, int intent)
     cmsHTRANSFORM t =
         cmsCreateTransform(in, TYPE_RGB_FLT, out, TYPE_RGB_FLT, (cmsUInt32Number)intent,
                            cmsFLAGS_NOCACHE | cmsFLAGS_NOOPTIMIZE);
-    float *nodes = t ? malloc((size_t)GPUIMG_COLOUR_TABLE * sizeof *nodes) : NULL;
+    float *nodes = t ? malloc((size_t)G * G * G * 3 * sizeof *nodes) : NULL;
     float *lut = nodes ? malloc((size_t)GPUIMG_COLOUR_FLOATS * sizeof *lut) : NULL;
     if (lut) {
         float *in_curves = lut + GPUIMG_COLOUR_TABLE, *out_curves = in_curves + 3 * CURVE;
@@ -216,9 +216,14 @@ static float *sampled(cmsHPROFILE in, cmsHPROFILE out, int intent)
                     for (int c = 0; c < 3; c++)
                         nodes[k + c] = shaped ? cmsEvalToneCurveFloat(src_rev[c], v[c]) : v[c];
                 }
-        cmsDoTransform(t, nodes, lut, (cmsUInt32Number)G * G * G);
-        for (size_t n = 0; shaped && n < (size_t)GPUIMG_COLOUR_TABLE; n++)
-            lut[n] = cmsEvalToneCurveFloat(dst[n % 3], lut[n]);
+        /* transformed in place, then 4 floats a node in the table */
+        cmsDoTransform(t, nodes, nodes, (cmsUInt32Number)G * G * G);
+        for (size_t n = (size_t)G * G * G; n-- > 0;) {
+            for (int c = 0; c < 3; c++)
+                lut[4 * n + c] =
+                    shaped ? cmsEvalToneCurveFloat(dst[c], nodes[3 * n + c]) : nodes[3 * n + c];
+            lut[4 * n + 3] = 0;
+        }
     }
     free(nodes);
     for (int c = 0; c < 3; c++) {

@@ -48,44 +48,32 @@ GPUIMG_HD float gpuimg__colour_curve(const float *curve, float v)
     return a + f * (gpuimg__colour_read(curve + i + 1) - a);
 }
 
-/* r, g, b in 0..top through the conversion (backend.h's layout: input
- * curves, table, output curves) into out[3] (stored values). The input
- * curves make the values linear light and the output ones encode them
- * again, so that between them a matrix-shaper conversion (every RGB
- * profile a camera or phone embeds) is linear, which tetrahedral
- * interpolation reproduces exactly: the table's own error is gone, and
- * what is left is the curves' (16385 points, linearly interpolated). For
- * other profiles the curves are the identity, and the table does it all.
- * 8-bit values take LittleCMS's 8-bit curves instead (its matrix-shaper
- * path's: the input in 1.14 fixed point, the output by the linear value
- * rounded to 1/16384), so that the device rounds where the CPU does. */
-GPUIMG_HD void gpuimg__colour_tetra(const float *lut, uint32_t r, uint32_t g, uint32_t b,
-                                    uint32_t top, uint32_t out[3])
+/* A table node's three values (nodes are 4 floats apart, the fourth
+ * unused: on the device one 16-byte read, not three). */
+GPUIMG_HD void gpuimg__colour_node(const float *node, float v[3])
+{
+#ifdef __CUDA_ARCH__
+    float4 q = __ldg(reinterpret_cast<const float4 *>(node));
+    v[0] = q.x, v[1] = q.y, v[2] = q.z;
+#else
+    v[0] = node[0], v[1] = node[1], v[2] = node[2];
+#endif
+}
+
+/* The table (backend.h's layout) at x, y, z in grid units (0..G-1):
+ * tetrahedral interpolation, into out[3] (unclamped). */
+GPUIMG_HD void gpuimg__colour_interp(const float *table, float x, float y, float z, float out[3])
 {
     const int G = GPUIMG_COLOUR_GRID;
-    const float *in_curves = lut + GPUIMG_COLOUR_TABLE;
-    const float *out_curves = in_curves + 3 * GPUIMG_COLOUR_CURVE;
-    const float *in8 = out_curves + 3 * GPUIMG_COLOUR_CURVE, *out8 = in8 + 3 * 256;
-    const float inv = 1.0f / (float)top, scale = (float)(G - 1);
-    float x, y, z;
-    if (top == 255) { /* LittleCMS's own 8-bit input curves (1.14 fixed point) */
-        x = gpuimg__colour_read(in8 + r) * scale;
-        y = gpuimg__colour_read(in8 + 256 + g) * scale;
-        z = gpuimg__colour_read(in8 + 512 + b) * scale;
-    } else {
-        x = gpuimg__colour_curve(in_curves, (float)r * inv) * scale;
-        y = gpuimg__colour_curve(in_curves + GPUIMG_COLOUR_CURVE, (float)g * inv) * scale;
-        z = gpuimg__colour_curve(in_curves + 2 * GPUIMG_COLOUR_CURVE, (float)b * inv) * scale;
-    }
-    /* the cell: its last index is G - 2, so that 1 falls in the last cell
-     * at fraction 1 */
+    /* the cell: its last index is G - 2, so that G - 1 falls in the last
+     * cell at fraction 1 */
     int i = (int)x, j = (int)y, k = (int)z;
     i = i > G - 2 ? G - 2 : i;
     j = j > G - 2 ? G - 2 : j;
     k = k > G - 2 ? G - 2 : k;
     float fx = x - (float)i, fy = y - (float)j, fz = z - (float)k;
-    const int di = G * G * 3, dj = G * 3, dk = 3;
-    const float *c0 = lut + (size_t)i * di + (size_t)j * dj + (size_t)k * dk;
+    const int di = G * G * 4, dj = G * 4, dk = 4;
+    const float *c0 = table + (size_t)i * di + (size_t)j * dj + (size_t)k * dk;
     /* the tetrahedron's corners after c000 and c111, and the weights */
     int o1, o2;
     float w0, w1, w2, w3; /* of c000, the first corner, the second, c111 */
@@ -106,19 +94,62 @@ GPUIMG_HD void gpuimg__colour_tetra(const float *lut, uint32_t r, uint32_t g, ui
             o1 = dj, o2 = di + dj, w0 = 1 - fy, w1 = fy - fx, w2 = fx - fz, w3 = fz;
         }
     }
-    const int o3 = di + dj + dk;
-    for (int c = 0; c < 3; c++) {
-        float v = w0 * gpuimg__colour_read(c0 + c) + w1 * gpuimg__colour_read(c0 + o1 + c) +
-                  w2 * gpuimg__colour_read(c0 + o2 + c) + w3 * gpuimg__colour_read(c0 + o3 + c);
-        if (top == 255) { /* as LittleCMS: the linear value in 1/16384ths, its 8-bit curve */
-            v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
-            out[c] = (uint32_t)gpuimg__colour_read(out8 + c * GPUIMG_COLOUR_OUT8 +
-                                                   (int)(v * 16384.0f + 0.5f));
-        } else {
-            v = gpuimg__colour_curve(out_curves + c * GPUIMG_COLOUR_CURVE, v);
-            out[c] = (uint32_t)(v * (float)top + 0.5f);
-        }
+    float a[3], b[3], c[3], d[3];
+    gpuimg__colour_node(c0, a);
+    gpuimg__colour_node(c0 + o1, b);
+    gpuimg__colour_node(c0 + o2, c);
+    gpuimg__colour_node(c0 + di + dj + dk, d);
+    for (int n = 0; n < 3; n++)
+        out[n] = w0 * a[n] + w1 * b[n] + w2 * c[n] + w3 * d[n];
+}
+
+/* A linear value's index in LittleCMS's 8-bit output curves: clamped to
+ * 0..1, in 1/16384ths, rounded. */
+GPUIMG_HD int gpuimg__colour_index8(float v)
+{
+    v = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+    return (int)(v * 16384.0f + 0.5f);
+}
+
+/* r, g, b in 0..top through the conversion (backend.h's layout: table,
+ * input curves, output curves, 8-bit curves) into out[3] (stored values).
+ * The input curves make the values linear light and the output ones
+ * encode them again, so that between them a matrix-shaper conversion
+ * (every RGB profile a camera or phone embeds) is linear, which
+ * tetrahedral interpolation reproduces exactly: the table's own error is
+ * gone, and what is left is the curves' (16385 points, linearly
+ * interpolated). For other profiles the curves are the identity, and the
+ * table does it all. 8-bit values take LittleCMS's 8-bit curves instead
+ * (its matrix-shaper path's: the input in 1.14 fixed point, the output by
+ * the linear value rounded to 1/16384), so that the device rounds where
+ * the CPU does. (The kernel's 8-bit path reads the same curves from
+ * shared memory, through the same interp and index8.) */
+GPUIMG_HD void gpuimg__colour_tetra(const float *lut, uint32_t r, uint32_t g, uint32_t b,
+                                    uint32_t top, uint32_t out[3])
+{
+    const float *in_curves = lut + GPUIMG_COLOUR_TABLE;
+    const float *out_curves = in_curves + 3 * GPUIMG_COLOUR_CURVE;
+    const float *in8 = out_curves + 3 * GPUIMG_COLOUR_CURVE, *out8 = in8 + 3 * 256;
+    const float inv = 1.0f / (float)top, scale = (float)(GPUIMG_COLOUR_GRID - 1);
+    float x, y, z, v[3];
+    if (top == 255) {
+        x = gpuimg__colour_read(in8 + r) * scale;
+        y = gpuimg__colour_read(in8 + 256 + g) * scale;
+        z = gpuimg__colour_read(in8 + 512 + b) * scale;
+    } else {
+        x = gpuimg__colour_curve(in_curves, (float)r * inv) * scale;
+        y = gpuimg__colour_curve(in_curves + GPUIMG_COLOUR_CURVE, (float)g * inv) * scale;
+        z = gpuimg__colour_curve(in_curves + 2 * GPUIMG_COLOUR_CURVE, (float)b * inv) * scale;
     }
+    gpuimg__colour_interp(lut, x, y, z, v);
+    for (int c = 0; c < 3; c++)
+        if (top == 255) {
+            out[c] = (uint32_t)gpuimg__colour_read(out8 + c * GPUIMG_COLOUR_OUT8 +
+                                                   gpuimg__colour_index8(v[c]));
+        } else {
+            float e = gpuimg__colour_curve(out_curves + c * GPUIMG_COLOUR_CURVE, v[c]);
+            out[c] = (uint32_t)(e * (float)top + 0.5f);
+        }
 }
 
 #endif
