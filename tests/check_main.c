@@ -41,6 +41,7 @@ Suite *layers_suite(void);
 Suite *context_suite(void);
 Suite *resample_suite(void);
 Suite *resize_suite(void);
+Suite *heif_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -102,6 +103,7 @@ int main(void)
     srunner_add_suite(sr, context_suite());
     srunner_add_suite(sr, resample_suite());
     srunner_add_suite(sr, resize_suite());
+    srunner_add_suite(sr, heif_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

@@ -9,11 +9,9 @@
 #include "io/formats.h"
 
 const gpuimg__format *const gpuimg__formats[] = {
-    &gpuimg__format_png,  &gpuimg__format_jpeg,
-    &gpuimg__format_bmp,  &gpuimg__format_tga,
-    &gpuimg__format_pnm,  &gpuimg__format_webp,
-    &gpuimg__format_tiff, &gpuimg__format_gif,
-    &gpuimg__format_psd,  NULL,
+    &gpuimg__format_png, &gpuimg__format_jpeg, &gpuimg__format_bmp,  &gpuimg__format_tga,
+    &gpuimg__format_pnm, &gpuimg__format_webp, &gpuimg__format_tiff, &gpuimg__format_gif,
+    &gpuimg__format_psd, &gpuimg__format_heic, &gpuimg__format_avif, NULL,
 };
 
 #define EXTENSIONS                                                                                 \
