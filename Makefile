@@ -80,6 +80,7 @@ GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
 .PHONY: all test test-unit test-sanitize test-tsan test-valgrind test-install test-report test-photo golden static \
+        test-formats \
         bench install clean fuzz fuzz-run
 
 all: $(GPUIMG)
@@ -131,7 +132,7 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-tsan test-install test-report test-cross
+test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats
 
 # ThreadSanitizer over the suites that drive the CPU backend's threads: every
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
@@ -270,6 +271,15 @@ test-cross: $(GPUIMG)
 	@if /usr/bin/python3 -c "import numpy, PIL" 2>/dev/null; then \
 	    GPUIMG_BACKEND=cpu /usr/bin/python3 tests/resize/cross_check.py $(GPUIMG); \
 	else echo "SKIP: resize cross-check (no numpy or Pillow in /usr/bin/python3)"; fi
+
+# Each format through other tools (libheif's heif-enc/heif-convert,
+# exiftool, ...): every tests/formats/check_*.py, given the program; each
+# prints PASS/FAIL lines (SKIP without its tools) and exits 1 on a failure.
+test-formats: $(GPUIMG)
+	@if /usr/bin/python3 -c "import numpy, PIL" 2>/dev/null; then \
+	    for s in tests/formats/check_*.py; do \
+	        GPUIMG_BACKEND=cpu /usr/bin/python3 $$s $(GPUIMG) || exit 1; done; \
+	else echo "SKIP: format cross-checks (no numpy or Pillow in /usr/bin/python3)"; fi
 
 clean:
 	rm -rf build build-sanitize build-tsan build-static build-valgrind build-fuzz build-fuzz-static
