@@ -161,7 +161,7 @@ test-valgrind:
 # UBSan into build-fuzz/; `make fuzz-run` runs each for FUZZ_SECONDS on its
 # seed corpus (new inputs go to build-fuzz/corpus/, findings to
 # build-fuzz/artifacts/) and fails on the first finding.
-FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata
+FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata heif
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -71,14 +71,16 @@ static int is_avif(const uint8_t *d, size_t n)
 
 /* ---- reading ---- */
 
-/* A file's context and primary image (both to release), or the libheif
- * error (NULL on success). The data must outlive them (read without copy). */
-static const char *open_primary(const uint8_t *data, size_t size, struct heif_context **hc,
-                                struct heif_image_handle **h)
+/* A file's context and primary image (both to release), or 0 with
+ * libheif's error in why. The data must outlive them (read without copy). */
+static int open_primary(const uint8_t *data, size_t size, struct heif_context **hc,
+                        struct heif_image_handle **h, char *why, size_t why_len)
 {
     *h = NULL;
-    if (!(*hc = heif_context_alloc()))
-        return "out of memory";
+    if (!(*hc = heif_context_alloc())) {
+        snprintf(why, why_len, "out of memory");
+        return 0;
+    }
     /* libheif's own bound on a side (its default is 32768^2 pixels): the
      * library's largest side, so nothing larger is even parsed further */
     heif_context_set_maximum_image_size_limit(*hc, GPUIMG_MAX_SIDE);
@@ -86,12 +88,14 @@ static const char *open_primary(const uint8_t *data, size_t size, struct heif_co
     if (e.code == heif_error_Ok)
         e = heif_context_get_primary_image_handle(*hc, h);
     if (e.code != heif_error_Ok) {
+        /* the message is the context's: copied before it is freed */
+        snprintf(why, why_len, "%s", e.message && *e.message ? e.message : "damaged");
         heif_context_free(*hc);
         *hc = NULL;
         *h = NULL;
-        return e.message && *e.message ? e.message : "damaged";
+        return 0;
     }
-    return NULL;
+    return 1;
 }
 
 static void close_primary(struct heif_context *hc, struct heif_image_handle *h)
@@ -131,8 +135,8 @@ static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, 
 {
     struct heif_context *hc;
     struct heif_image_handle *h;
-    const char *why = open_primary(d, n, &hc, &h);
-    if (why)
+    char why[256];
+    if (!open_primary(d, n, &hc, &h, why, sizeof why))
         return damaged(ctx, name, why);
     int w, hh, c, bits;
     gpuimg_status st = layout(ctx, name, h, &w, &hh, &c, &bits);
@@ -165,7 +169,8 @@ static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size
 {
     struct heif_context *hc;
     struct heif_image_handle *h;
-    if (open_primary(data, size, &hc, &h))
+    char why[256];
+    if (!open_primary(data, size, &hc, &h, why, sizeof why))
         return 1; /* the decoder says what is wrong */
     int ok = 1;
     enum heif_color_profile_type t = heif_image_handle_get_color_profile_type(h);
@@ -228,8 +233,8 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
     memset(out, 0, sizeof *out);
     struct heif_context *hc;
     struct heif_image_handle *h;
-    const char *why = open_primary(data, size, &hc, &h);
-    if (why)
+    char why[256];
+    if (!open_primary(data, size, &hc, &h, why, sizeof why))
         return damaged(ctx, name, why);
     int w, hh, c, bits;
     gpuimg_status st = layout(ctx, name, h, &w, &hh, &c, &bits);
@@ -383,7 +388,8 @@ static struct heif_error add_metadata(const gpuimg_ctx *ctx, struct heif_context
 
 /* One encode of img at bits into a fresh context written to f. */
 static struct heif_error encode_at(gpuimg_ctx *ctx, FILE *f, gpuimg_format format,
-                                   const gpuimg_image *img, int bits, int *nomem)
+                                   const gpuimg_image *img, int bits, int *nomem, char *msg,
+                                   size_t msg_len)
 {
     struct heif_error e = {heif_error_Memory_allocation_error, heif_suberror_Unspecified,
                            "out of memory"};
@@ -436,6 +442,9 @@ static struct heif_error encode_at(gpuimg_ctx *ctx, FILE *f, gpuimg_format forma
         e = heif_context_write(hc, &writer, f);
     }
 done:
+    /* the message is the context's (or the encoder's): copied before they go */
+    snprintf(msg, msg_len, "%s", e.message && *e.message ? e.message : "encoder error");
+    e.message = msg;
     if (h)
         heif_image_handle_release(h);
     if (enc)
@@ -464,10 +473,11 @@ static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_f
     int tries = gpuimg_image_depth(img) == 16 ? 2 : 1;
     struct heif_error e = {heif_error_Ok, heif_suberror_Unspecified, ""};
     int nomem = 0;
+    char msg[256];
     /* a refused depth fails in the encoder, before anything is written */
     for (int i = 0; i < tries; i++) {
         int bits = tries == 1 ? 8 : depths16[i];
-        e = encode_at(ctx, f, format, img, bits, &nomem);
+        e = encode_at(ctx, f, format, img, bits, &nomem, msg, sizeof msg);
         if (e.code == heif_error_Ok || nomem || e.subcode == heif_suberror_Cannot_write_output_data)
             break;
     }
@@ -478,8 +488,7 @@ static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_f
     if (e.subcode == heif_suberror_Cannot_write_output_data)
         return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: write failed: %s", name,
                             strerror(errno ? errno : EIO));
-    return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write %s (libheif: %s)", name, what,
-                        e.message && *e.message ? e.message : "encoder error");
+    return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write %s (libheif: %s)", name, what, msg);
 }
 
 const gpuimg__format gpuimg__format_heic = {
