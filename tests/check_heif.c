@@ -10,7 +10,7 @@
  * damaged and truncated files refused with exit 3 and no output. The
  * x265 and aom encoders take a second or so per image on a busy machine,
  * so the images are small and the case's timeout generous. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* memmem */
 #include <check.h>
 #include <libheif/heif.h>
 #include <math.h>
@@ -425,6 +425,23 @@ START_TEST(t_damaged)
             ck_assert_int_eq(RUN(NULL, &err, "info", bad), 3);
             free(err);
         }
+        /* the ispe box says a row more than the image decodes to: damaged,
+         * with or without --no-auto-orient (whose size is the coded one) */
+        char *ispe = NULL; /* the last: the primary's (libheif puts a grid around the tile) */
+        for (char *at = data; (at = memmem(at, len - (size_t)(at - data), "ispe", 4)); at += 4)
+            ispe = at;
+        ck_assert_ptr_nonnull(ispe);
+        ck_assert_uint_lt((size_t)(ispe - data) + 16, len);
+        ispe[15]++; /* the low byte of the height, after version and flags, width */
+        snprintf(name, sizeof name, "tall.%s", exts[e]);
+        const char *tall = path_in(name);
+        tu_write_file(tall, data, len);
+        char *err = NULL;
+        ck_assert_int_eq(RUN(NULL, &err, "run", tall, path_in("tall.png")), 3);
+        free(err);
+        err = NULL;
+        ck_assert_int_eq(RUN(NULL, &err, "run", "--no-auto-orient", tall, path_in("tall.png")), 3);
+        free(err);
         free(data);
     }
     gpuimg_image_free(&img);

@@ -266,12 +266,13 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
     int got_bits = im ? heif_image_get_bits_per_pixel_range(im, heif_channel_interleaved) : 0;
     /* Under --no-auto-orient the size is the coded image's, which the
      * ispe box should say; libheif 1.15's own writer puts the turned size
-     * there for a quarter turn, so the decoded size is what counts. */
-    if (st == GPUIMG_OK && p && stride > 0 && ctx->cfg.no_auto_orient) {
-        w = heif_image_get_width(im, heif_channel_interleaved);
-        hh = heif_image_get_height(im, heif_channel_interleaved);
-        st = w > 0 && hh > 0 ? gpuimg__check_size(ctx, name, (uint64_t)w, (uint64_t)hh)
-                             : damaged(ctx, name, "an image of no pixels");
+     * there for a quarter turn, so the sides may come swapped (any other
+     * size is a damaged file, refused below). */
+    if (st == GPUIMG_OK && p && ctx->cfg.no_auto_orient &&
+        heif_image_get_width(im, heif_channel_interleaved) == hh &&
+        heif_image_get_height(im, heif_channel_interleaved) == w) {
+        int t = w;
+        w = hh, hh = t;
     }
     if (st == GPUIMG_OK &&
         (!p || heif_image_get_width(im, heif_channel_interleaved) != w ||
