@@ -449,6 +449,22 @@ START_TEST(t_damaged)
 }
 END_TEST
 
+/* fuzz_heif's finding: an AV1 stream whose colour description names an
+ * unknown transfer characteristic. libheif 1.15.1 only warns (and its
+ * strict mode leaks the decoded image and dav1d's picture): a warning is
+ * an error here, with libheif's words. */
+START_TEST(t_decoding_warning)
+{
+    const char *path = tu_golden("../fuzz/corpus/heif/fuzz_unknown_nclx_trc.avif");
+    char *err = NULL;
+    ck_assert_int_eq(RUN(NULL, &err, "run", path, path_in("w.png")), 3);
+    ck_assert_msg(err && strstr(err, "Unknown NCLX transfer characteristics"), "%s",
+                  err ? err : "");
+    ck_assert_int_eq(access(path_in("w.png"), F_OK), -1);
+    free(err);
+}
+END_TEST
+
 Suite *heif_suite(void)
 {
     Suite *s = suite_create("heif");
@@ -460,6 +476,7 @@ Suite *heif_suite(void)
     tcase_add_test(tc, t_orientation);
     tcase_add_test(tc, t_metadata);
     tcase_add_test(tc, t_damaged);
+    tcase_add_test(tc, t_decoding_warning);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -246,9 +246,11 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
     struct heif_image *im = NULL;
     if (st == GPUIMG_OK) {
         opt->ignore_transformations = ctx->cfg.no_auto_orient ? 1 : 0;
-        /* an error for invalid input, not a best effort with warnings:
-         * damaged data is never made-up pixels (SPEC §2) */
-        opt->strict_decoding = 1;
+        /* Not strict_decoding: in 1.15.1 its early returns leak the
+         * decoded image (and dav1d's picture; found by fuzz_heif). The
+         * warnings it would have failed on are errors below instead:
+         * damaged data is never made-up pixels (SPEC §2). */
+        opt->strict_decoding = 0;
         enum heif_chroma chroma =
             bits > 8
                 ? (c == 4 ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
@@ -260,6 +262,9 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
         }
     }
     heif_decoding_options_free(opt);
+    struct heif_error warning;
+    if (im && heif_image_get_decoding_warnings(im, 0, &warning, 1) > 0)
+        st = damaged(ctx, name, warning.message && *warning.message ? warning.message : "damaged");
     int stride = 0;
     const uint8_t *p =
         im ? heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride) : NULL;
