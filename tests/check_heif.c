@@ -449,8 +449,8 @@ START_TEST(t_damaged)
 }
 END_TEST
 
-/* fuzz_heif's finding: an AV1 stream whose colour description names an
- * unknown transfer characteristic. libheif 1.15.1 only warns (and its
+/* fuzz_heif's findings: an AV1 stream whose colour description names an
+ * unknown transfer characteristic (and one with several such). libheif 1.15.1 only warns (and its
  * strict mode leaks the decoded image and dav1d's picture): a warning is
  * an error here, with libheif's words. */
 START_TEST(t_decoding_warning)
@@ -461,6 +461,13 @@ START_TEST(t_decoding_warning)
     ck_assert_msg(err && strstr(err, "Unknown NCLX transfer characteristics"), "%s",
                   err ? err : "");
     ck_assert_int_eq(access(path_in("w.png"), F_OK), -1);
+    free(err);
+    /* several warnings: libheif 1.15.1 writes them all, whatever room it
+     * is given, each message replacing the one before */
+    path = tu_golden("../fuzz/corpus/heif/fuzz_several_warnings.avif");
+    err = NULL;
+    ck_assert_int_eq(RUN(NULL, &err, "run", path, path_in("w.png")), 3);
+    ck_assert_msg(err && strstr(err, "Invalid input: Unknown NCLX"), "%s", err ? err : "");
     free(err);
 }
 END_TEST

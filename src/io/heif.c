@@ -262,9 +262,17 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
         }
     }
     heif_decoding_options_free(opt);
-    struct heif_error warning;
-    if (im && heif_image_get_decoding_warnings(im, 0, &warning, 1) > 0)
-        st = damaged(ctx, name, warning.message && *warning.message ? warning.message : "damaged");
+    /* libheif 1.15.1 fills every warning whatever room it is given, each
+     * message replacing the one before: room for all, the last message */
+    int warnings = im ? heif_image_get_decoding_warnings(im, 0, NULL, 0) : 0;
+    struct heif_error *wn = warnings > 0 ? calloc((size_t)warnings, sizeof *wn) : NULL;
+    if (warnings > 0 && st == GPUIMG_OK)
+        st = !wn ? gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name)
+             : heif_image_get_decoding_warnings(im, 0, wn, warnings) == warnings &&
+                     wn[warnings - 1].message && *wn[warnings - 1].message
+                 ? damaged(ctx, name, wn[warnings - 1].message)
+                 : damaged(ctx, name, "a decoding warning");
+    free(wn);
     int stride = 0;
     const uint8_t *p =
         im ? heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride) : NULL;
