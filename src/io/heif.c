@@ -8,11 +8,10 @@
  * 16-bit images at the most bits the encoder takes (12, or 10 for an x265
  * without 12), alpha kept, the image's ICC profile, EXIF and XMP added.
  *
- * Gray: libheif 1.15 has no way to tell a monochrome coded image from its
- * handle (heif_image_handle_get_preferred_decoding_colorspace came in
- * 1.17), and `info` must say what the decoder gives without decoding; so
- * every HEIF is read as RGB(A), and gray is written widened to RGB (read
- * back as RGB), as the WebP row does.
+ * Gray: a monochrome (4:0:0) coded image is read as gray (with its alpha,
+ * gray+alpha), which the row finds in the file's hvcC or av1C itself
+ * (libheif 1.15 has no header-only way: `info` must say what the decoder
+ * gives); gray is written monochrome, which x265 and aom both code.
  *
  * Orientation: a HEIF's irot/imir are its orientation; an EXIF
  * Orientation inside it is informative only (MIAF, ISO/IEC 23000-22 7.3.6.7)
@@ -105,16 +104,157 @@ static void close_primary(struct heif_context *hc, struct heif_image_handle *h)
     heif_context_free(hc);
 }
 
+/* ---- monochrome: the coded image's configuration ----
+ *
+ * libheif 1.15 cannot say from a handle whether the coded image is
+ * monochrome (heif_image_handle_get_preferred_decoding_colorspace came in
+ * 1.17), so the row reads it from the file's boxes, for `info` and the
+ * decoder alike: the primary item's hvcC (chroma_format_idc 0) or av1C
+ * (mono_chrome), or those of the first image it is derived from (a grid's
+ * tile). Anything that does not parse is colour: libheif then says what
+ * is wrong when it decodes. */
+
+#define FOURCC(s) ((uint32_t)(s)[0] << 24 | (uint32_t)(s)[1] << 16 | (uint32_t)(s)[2] << 8 | (s)[3])
+
+static uint32_t be(const uint8_t *p, int bytes)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* The box at *pos (before end): its type and body [*body, *body_end);
+ * *pos moves past it. 0 when none fits. */
+static int next_box(const uint8_t *d, size_t end, size_t *pos, uint32_t *type, size_t *body,
+                    size_t *body_end)
+{
+    if (*pos > end || end - *pos < 8)
+        return 0;
+    uint64_t size = be(d + *pos, 4);
+    size_t header = 8;
+    *type = be(d + *pos + 4, 4);
+    if (size == 1) { /* a 64-bit size */
+        if (end - *pos < 16)
+            return 0;
+        size = (uint64_t)be(d + *pos + 8, 4) << 32 | be(d + *pos + 12, 4);
+        header = 16;
+    } else if (size == 0) { /* to the end */
+        size = end - *pos;
+    }
+    if (size < header || size > end - *pos)
+        return 0;
+    *body = *pos + header;
+    *body_end = *pos + (size_t)size;
+    *pos = *body_end;
+    return 1;
+}
+
+/* The meta box's children that the walk needs. */
+typedef struct boxes {
+    const uint8_t *d;
+    size_t ipco, ipco_end, ipma, ipma_end, iref, iref_end;
+} boxes;
+
+/* 1 monochrome, 0 colour, -1: item has no hvcC or av1C. */
+static int item_monochrome(const boxes *b, uint32_t item)
+{
+    const uint8_t *d = b->d;
+    if (b->ipma_end - b->ipma < 8)
+        return -1;
+    int version = d[b->ipma], wide = d[b->ipma + 3] & 1, id_bytes = version < 1 ? 2 : 4;
+    uint32_t entries = be(d + b->ipma + 4, 4);
+    size_t at = b->ipma + 8;
+    for (uint32_t k = 0; k < entries; k++) {
+        if (b->ipma_end - at < (size_t)id_bytes + 1)
+            return -1;
+        uint32_t id = be(d + at, id_bytes);
+        int n = d[at + (size_t)id_bytes];
+        at += (size_t)id_bytes + 1;
+        if (b->ipma_end - at < (size_t)n * (wide ? 2 : 1))
+            return -1;
+        for (int i = 0; i < n && id == item; i++) {
+            uint32_t index =
+                wide ? be(d + at + 2 * (size_t)i, 2) & 0x7fff : d[at + (size_t)i] & 0x7f;
+            size_t pos = b->ipco, body, body_end;
+            uint32_t type = 0;
+            for (uint32_t j = 1;
+                 j <= index && next_box(d, b->ipco_end, &pos, &type, &body, &body_end); j++)
+                if (j == index && type == FOURCC("hvcC") && body_end - body > 16)
+                    return (d[body + 16] & 3) == 0; /* chroma_format_idc */
+                else if (j == index && type == FOURCC("av1C") && body_end - body > 2)
+                    return (d[body + 2] >> 4) & 1; /* mono_chrome */
+        }
+        at += (size_t)n * (wide ? 2 : 1);
+    }
+    return -1;
+}
+
+/* The first item that item is derived from ('dimg'), or 0. */
+static uint32_t first_derived(const boxes *b, uint32_t item)
+{
+    const uint8_t *d = b->d;
+    if (b->iref_end - b->iref < 4)
+        return 0;
+    int id_bytes = d[b->iref] == 0 ? 2 : 4;
+    size_t pos = b->iref + 4, body, body_end;
+    uint32_t type;
+    while (next_box(d, b->iref_end, &pos, &type, &body, &body_end))
+        if (type == FOURCC("dimg") && body_end - body >= (size_t)id_bytes * 2 + 2 &&
+            be(d + body, id_bytes) == item && be(d + body + id_bytes, 2) > 0)
+            return be(d + body + id_bytes + 2, id_bytes);
+    return 0;
+}
+
+static int coded_monochrome(const uint8_t *d, size_t n)
+{
+    size_t pos = 0, body, body_end, meta = 0, meta_end = 0;
+    uint32_t type;
+    while (next_box(d, n, &pos, &type, &body, &body_end))
+        if (type == FOURCC("meta")) {
+            meta = body + 4, meta_end = body_end; /* after version and flags */
+            break;
+        }
+    if (meta_end < meta + 8)
+        return 0;
+    boxes b = {d, 0, 0, 0, 0, 0, 0};
+    uint32_t primary = 0;
+    for (pos = meta; next_box(d, meta_end, &pos, &type, &body, &body_end);) {
+        if (type == FOURCC("pitm") && body_end - body >= 6)
+            primary = d[body] == 0           ? be(d + body + 4, 2)
+                      : body_end - body >= 8 ? be(d + body + 4, 4)
+                                             : 0;
+        else if (type == FOURCC("iref") && !b.iref_end)
+            b.iref = body, b.iref_end = body_end;
+        else if (type == FOURCC("iprp"))
+            for (size_t p = body, cb, ce; next_box(d, body_end, &p, &type, &cb, &ce);) {
+                if (type == FOURCC("ipco") && !b.ipco_end)
+                    b.ipco = cb, b.ipco_end = ce;
+                else if (type == FOURCC("ipma") && !b.ipma_end)
+                    b.ipma = cb, b.ipma_end = ce;
+            }
+    }
+    /* the primary item, or the image it is made of (a grid's first tile,
+     * an identity or overlay's first input): two steps at most */
+    for (int step = 0; step < 3 && primary; step++) {
+        int mono = item_monochrome(&b, primary);
+        if (mono >= 0)
+            return mono;
+        primary = first_derived(&b, primary);
+    }
+    return 0;
+}
+
 /* What the decoder gives: the size as decoded (transforms applied, or the
  * coded size under --no-auto-orient), channels and depth. */
-static gpuimg_status layout(gpuimg_ctx *ctx, const char *name, struct heif_image_handle *h, int *w,
-                            int *hh, int *c, int *bits)
+static gpuimg_status layout(gpuimg_ctx *ctx, const char *name, struct heif_image_handle *h,
+                            int mono, int *w, int *hh, int *c, int *bits)
 {
     *w = ctx->cfg.no_auto_orient ? heif_image_handle_get_ispe_width(h)
                                  : heif_image_handle_get_width(h);
     *hh = ctx->cfg.no_auto_orient ? heif_image_handle_get_ispe_height(h)
                                   : heif_image_handle_get_height(h);
-    *c = heif_image_handle_has_alpha_channel(h) ? 4 : 3;
+    *c = (mono ? 1 : 3) + (heif_image_handle_has_alpha_channel(h) ? 1 : 0);
     *bits = heif_image_handle_get_luma_bits_per_pixel(h);
     if (*bits < 8 || *bits > 16)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
@@ -139,7 +279,7 @@ static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, 
     if (!open_primary(d, n, &hc, &h, why, sizeof why))
         return damaged(ctx, name, why);
     int w, hh, c, bits;
-    gpuimg_status st = layout(ctx, name, h, &w, &hh, &c, &bits);
+    gpuimg_status st = layout(ctx, name, h, coded_monochrome(d, n), &w, &hh, &c, &bits);
     close_primary(hc, h);
     if (st != GPUIMG_OK)
         return st;
@@ -227,6 +367,59 @@ static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size
     return ok;
 }
 
+/* count values a pixel of a decoded plane (step values apart, of bits
+ * each: bytes, or 16-bit values, little-endian when le, else the host's)
+ * into channels off.. of out, scaled to out's depth as
+ * round(v * (2^depth - 1) / (2^bits - 1)), exactly. */
+static void copy_plane(gpuimg_image *out, int off, int count, const uint8_t *p, int stride,
+                       int bits, int step, int le)
+{
+    int w = out->width, c = out->channels, depth = gpuimg_image_depth(out);
+    uint32_t max = (1u << bits) - 1, out_max = (1u << depth) - 1;
+    for (int y = 0; y < out->height; y++) {
+        const uint8_t *row = p + (size_t)y * (size_t)stride;
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < count; k++) {
+                size_t i = (size_t)x * (size_t)step + (size_t)k;
+                uint32_t v;
+                if (bits <= 8) {
+                    v = row[i];
+                } else if (le) {
+                    v = (uint32_t)row[2 * i] | (uint32_t)row[2 * i + 1] << 8;
+                } else {
+                    uint16_t u;
+                    memcpy(&u, row + 2 * i, 2);
+                    v = u;
+                }
+                if (v > max)
+                    v = max; /* a value past its bits (a damaged stream) */
+                if (bits != depth)
+                    v = (v * out_max + max / 2) / max;
+                size_t o = ((size_t)y * (size_t)w + (size_t)x) * (size_t)c + (size_t)(off + k);
+                if (depth == 16)
+                    ((uint16_t *)out->data)[o] = (uint16_t)v;
+                else
+                    out->data[o] = (uint8_t)v;
+            }
+    }
+}
+
+/* A decoded plane: the stride, bits and size checked against what the
+ * image is to be (w x h, values of more than 8 bits when wide); NULL when
+ * it is not that (a damaged file, or libheif's surprise). */
+static const uint8_t *plane_of(const struct heif_image *im, enum heif_channel ch, int w, int h,
+                               int values, int wide, int *stride, int *bits)
+{
+    *stride = 0;
+    const uint8_t *p = heif_image_get_plane_readonly(im, ch, stride);
+    *bits = heif_image_get_bits_per_pixel_range(im, ch);
+    if (!p || heif_image_get_width(im, ch) != w || heif_image_get_height(im, ch) != h ||
+        *bits < 8 || *bits > 16 || (wide && *bits <= 8) || *stride <= 0 ||
+        (size_t)*stride < (size_t)w * (size_t)values * (*bits > 8 ? 2 : 1))
+        return NULL;
+    return p;
+}
+
 static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
                             gpuimg_image *out)
 {
@@ -237,7 +430,8 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
     if (!open_primary(data, size, &hc, &h, why, sizeof why))
         return damaged(ctx, name, why);
     int w, hh, c, bits;
-    gpuimg_status st = layout(ctx, name, h, &w, &hh, &c, &bits);
+    int mono = coded_monochrome(data, size);
+    gpuimg_status st = layout(ctx, name, h, mono, &w, &hh, &c, &bits);
     if (st == GPUIMG_OK)
         st = gpuimg__check_size(ctx, name, (uint64_t)w, (uint64_t)hh);
     struct heif_decoding_options *opt = st == GPUIMG_OK ? heif_decoding_options_alloc() : NULL;
@@ -251,10 +445,14 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
          * warnings it would have failed on are errors below instead:
          * damaged data is never made-up pixels (SPEC §2). */
         opt->strict_decoding = 0;
+        /* Interleaved RGB(A) for gray too: libheif 1.15 turns some gray
+         * files (x265's) into RGB planes on decoding, from which it has
+         * no conversion back to monochrome; their R, G and B are Y. */
+        int rgb_c = mono ? c + 2 : c;
         enum heif_chroma chroma =
-            bits > 8
-                ? (c == 4 ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
-                : (c == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
+            bits > 8 ? (rgb_c == 4 ? heif_chroma_interleaved_RRGGBBAA_LE
+                                   : heif_chroma_interleaved_RRGGBB_LE)
+                     : (rgb_c == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
         struct heif_error e = heif_decode_image(h, &im, heif_colorspace_RGB, chroma, opt);
         if (e.code != heif_error_Ok) {
             st = damaged(ctx, name, e.message && *e.message ? e.message : "damaged");
@@ -273,46 +471,31 @@ static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, c
                  ? damaged(ctx, name, wn[warnings - 1].message)
                  : damaged(ctx, name, "a decoding warning");
     free(wn);
-    int stride = 0;
-    const uint8_t *p =
-        im ? heif_image_get_plane_readonly(im, heif_channel_interleaved, &stride) : NULL;
-    int got_bits = im ? heif_image_get_bits_per_pixel_range(im, heif_channel_interleaved) : 0;
+    enum heif_channel first = heif_channel_interleaved;
+    int rgb_c = mono ? c + 2 : c;
     /* Under --no-auto-orient the size is the coded image's, which the
      * ispe box should say; libheif 1.15's own writer puts the turned size
      * there for a quarter turn, so the sides may come swapped (any other
      * size is a damaged file, refused below). */
-    if (st == GPUIMG_OK && p && ctx->cfg.no_auto_orient &&
-        heif_image_get_width(im, heif_channel_interleaved) == hh &&
-        heif_image_get_height(im, heif_channel_interleaved) == w) {
+    if (st == GPUIMG_OK && ctx->cfg.no_auto_orient && heif_image_get_width(im, first) == hh &&
+        heif_image_get_height(im, first) == w) {
         int t = w;
         w = hh, hh = t;
     }
-    if (st == GPUIMG_OK &&
-        (!p || heif_image_get_width(im, heif_channel_interleaved) != w ||
-         heif_image_get_height(im, heif_channel_interleaved) != hh ||
-         (bits > 8) != (got_bits > 8) || got_bits > 16 || got_bits < 8 || stride <= 0 ||
-         (size_t)stride < (size_t)w * (size_t)c * (bits > 8 ? 2 : 1)))
+    int stride = 0, got_bits = 0;
+    const uint8_t *p =
+        st == GPUIMG_OK ? plane_of(im, first, w, hh, rgb_c, bits > 8, &stride, &got_bits) : NULL;
+    if (st == GPUIMG_OK && !p)
         st = damaged(ctx, name, "the decoded image is not the size or depth its header says");
     if (st == GPUIMG_OK &&
         (st = gpuimg__image_take_depth(ctx, out, w, hh, c, bits > 8 ? 16 : 8)) != GPUIMG_OK)
         gpuimg__fail_as(ctx, st, name);
-    if (st == GPUIMG_OK && bits <= 8) {
-        for (int y = 0; y < hh; y++)
-            memcpy(out->data + (size_t)y * (size_t)w * (size_t)c, p + (size_t)y * (size_t)stride,
-                   (size_t)w * (size_t)c);
-    } else if (st == GPUIMG_OK) {
-        uint32_t max = (1u << got_bits) - 1;
-        uint16_t *dst = (uint16_t *)out->data;
-        for (int y = 0; y < hh; y++) {
-            const uint8_t *row = p + (size_t)y * (size_t)stride;
-            for (size_t i = 0; i < (size_t)w * (size_t)c; i++) {
-                uint32_t v = (uint32_t)row[2 * i] | (uint32_t)row[2 * i + 1] << 8;
-                if (v > max)
-                    v = max; /* a value past its bits (a damaged stream) */
-                /* round(v * 65535 / max), exactly */
-                *dst++ = (uint16_t)((v * 65535u + max / 2) / max);
-            }
-        }
+    if (st == GPUIMG_OK && !mono)
+        copy_plane(out, 0, c, p, stride, got_bits, c, 1);
+    if (st == GPUIMG_OK && mono) { /* R for Y, and the alpha */
+        copy_plane(out, 0, 1, p, stride, got_bits, rgb_c, 1);
+        if (c == 2)
+            copy_plane(out, 1, 1, p + 3 * (got_bits > 8 ? 2 : 1), stride, got_bits, rgb_c, 1);
     }
     if (im)
         heif_image_release(im);
@@ -336,16 +519,70 @@ static struct heif_error write_file(struct heif_context *hc, const void *data, s
     return e;
 }
 
-/* img (8 or 16 bits, 1-4 channels) as a libheif RGB(A) image at bits (8,
- * 10 or 12): gray widened, 16-bit values to round(v * (2^bits - 1) / 65535). */
+/* Value k of pixel at of img, at bits (8, 10 or 12): 16-bit values as
+ * round(v * (2^bits - 1) / 65535). */
+static uint32_t value_at(const gpuimg_image *img, size_t at, int bits)
+{
+    if (gpuimg_image_depth(img) != 16)
+        return img->data[at];
+    uint32_t v = ((const uint16_t *)img->data)[at];
+    return bits == 16 ? v : (v * ((1u << bits) - 1) + 32767u) / 65535u;
+}
+
+/* Values of img's channels from..from+count (a pixel's values step apart
+ * in the plane) into a plane of bits: bytes, or 16-bit values in the host's
+ * order (planes) or little-endian (le: the interleaved chroma). */
+static void fill_plane(uint8_t *p, int stride, const gpuimg_image *img, int from, int count,
+                       int step, int bits, int le)
+{
+    int w = img->width, c = img->channels;
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = p + (size_t)y * (size_t)stride;
+        for (int x = 0; x < w; x++)
+            for (int k = 0; k < count; k++) {
+                size_t at = ((size_t)y * (size_t)w + (size_t)x) * (size_t)c + (size_t)(from + k);
+                uint32_t v = value_at(img, at, bits);
+                size_t o = (size_t)x * (size_t)step + (size_t)k;
+                if (bits == 8) {
+                    row[o] = (uint8_t)v;
+                } else if (le) {
+                    row[2 * o] = (uint8_t)v, row[2 * o + 1] = (uint8_t)(v >> 8);
+                } else {
+                    uint16_t u = (uint16_t)v;
+                    memcpy(row + 2 * o, &u, 2);
+                }
+            }
+    }
+}
+
+/* img (8 or 16 bits) as a libheif image at bits (8, 10 or 12): RGB(A)
+ * interleaved, or gray as monochrome Y (and alpha) planes, which x265 and
+ * aom both code as 4:0:0. */
 static struct heif_image *heif_of(const gpuimg_image *img, int bits)
 {
-    int w = img->width, h = img->height, c = img->channels, oc = c == 2 || c == 4 ? 4 : 3;
+    int w = img->width, h = img->height, c = img->channels;
+    struct heif_image *im;
+    if (c <= 2) {
+        if (heif_image_create(w, h, heif_colorspace_monochrome, heif_chroma_monochrome, &im).code !=
+            heif_error_Ok)
+            return NULL;
+        for (int k = 0; k < c; k++) {
+            enum heif_channel ch = k == 0 ? heif_channel_Y : heif_channel_Alpha;
+            int stride;
+            uint8_t *p;
+            if (heif_image_add_plane(im, ch, w, h, bits).code != heif_error_Ok ||
+                !(p = heif_image_get_plane(im, ch, &stride))) {
+                heif_image_release(im);
+                return NULL;
+            }
+            fill_plane(p, stride, img, k, 1, 1, bits, 0);
+        }
+        return im;
+    }
     enum heif_chroma chroma =
         bits > 8
-            ? (oc == 4 ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
-            : (oc == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
-    struct heif_image *im;
+            ? (c == 4 ? heif_chroma_interleaved_RRGGBBAA_LE : heif_chroma_interleaved_RRGGBB_LE)
+            : (c == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB);
     if (heif_image_create(w, h, heif_colorspace_RGB, chroma, &im).code != heif_error_Ok)
         return NULL;
     int stride;
@@ -355,27 +592,7 @@ static struct heif_image *heif_of(const gpuimg_image *img, int bits)
         heif_image_release(im);
         return NULL;
     }
-    uint32_t max = (1u << bits) - 1;
-    int wide = gpuimg_image_depth(img) == 16;
-    for (int y = 0; y < h; y++) {
-        uint8_t *row = p + (size_t)y * (size_t)stride;
-        for (int x = 0; x < w; x++) {
-            size_t at = ((size_t)y * (size_t)w + (size_t)x) * (size_t)c;
-            for (int k = 0; k < oc; k++) {
-                /* gray's value for R, G and B; its alpha last */
-                int from = c >= 3 ? k : (k < 3 ? 0 : 1);
-                uint32_t v = wide ? ((const uint16_t *)img->data)[at + (size_t)from]
-                                  : img->data[at + (size_t)from];
-                size_t o = (size_t)x * (size_t)oc + (size_t)k;
-                if (bits == 8) {
-                    row[o] = (uint8_t)v;
-                } else {
-                    v = (v * max + 32767u) / 65535u; /* round(v * max / 65535) */
-                    row[2 * o] = (uint8_t)v, row[2 * o + 1] = (uint8_t)(v >> 8);
-                }
-            }
-        }
-    }
+    fill_plane(p, stride, img, 0, c, c, bits, 1);
     return im;
 }
 

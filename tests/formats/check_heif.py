@@ -15,6 +15,7 @@ usage: check_heif.py GPUIMG
   profile and XMP (made with Pillow and exiftool) through gpuimg to .heic
   and .avif, and back from .heic to .jpg and .png: exiftool reads the same
   values, the same profile description, and Pillow the same profile bytes.
+- Gray stays one channel both ways (monochrome, 4:0:0).
 - `info --json` says heif-info's size.
 
 Images are 96x64, so x265 and aom take well under a second each; the whole
@@ -158,6 +159,35 @@ def check_pixels(tmp):
             info_agrees(path)
 
 
+def check_gray(tmp):
+    """Gray stays gray: heif-enc's monochrome file is read as one channel,
+    heif-convert's R (=G=B); gpuimg's gray --lossless file is heif-convert's
+    R, G and B exactly."""
+    src = pixels(os.path.join(tmp, "src.png"))
+    gray = src[..., 1].astype(np.uint8)
+    png = os.path.join(tmp, "gray.png")
+    Image.fromarray(gray).save(png)
+    for ext in ("heic", "avif"):
+        path = os.path.join(tmp, "gray-enc." + ext)
+        hc = os.path.join(tmp, "gray-enc.%s.hc.png" % ext)
+        ours = os.path.join(tmp, "gray-enc.%s.gpuimg.png" % ext)
+        if (run("heif-enc", "-q", "80", png, "-o", path) is None or run("heif-convert", path, hc) is None
+                or run(GPUIMG, "run", path, ours) is None):
+            continue
+        a, b = pixels(ours), pixels(hc)
+        report(a.ndim == 2 and b.ndim == 3 and np.array_equal(a, b[..., 0])
+               and np.array_equal(b[..., 0], b[..., 2]),
+               "heif-enc gray .%s: gpuimg reads one channel, heif-convert's R=G=B" % ext)
+        path = os.path.join(tmp, "gray-lossless." + ext)
+        hc = os.path.join(tmp, "gray-lossless.%s.hc.png" % ext)
+        if run(GPUIMG, "--lossless", "run", png, path) is None or run("heif-convert", path, hc) is None:
+            continue
+        b = pixels(hc)
+        b = b if b.ndim == 2 else b[..., 0] if np.array_equal(b[..., 0], b[..., 2]) else None
+        report(b is not None and np.array_equal(b, gray),
+               "gpuimg --lossless gray .%s: heif-convert reads the source exactly" % ext)
+
+
 TAGS = ["Make", "Model", "DateTimeOriginal", "GPSLatitude", "GPSLongitude", "ProfileDescription",
         "Title"]
 
@@ -211,6 +241,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         source(tmp)
         check_pixels(tmp)
+        check_gray(tmp)
         check_metadata(tmp)
     print("heif cross-check: %s" % ("%d failed" % failures if failures else "all passed"))
     return 1 if failures else 0

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* HEIF/HEIC and AVIF through libheif (io/heif.c), as gpuimg_load_memory
  * reaches them: any bytes (the seeds are heif-enc's files, whose ftyp box
- * the mutations mostly keep), so libheif's box parser, libde265 and dav1d
- * and the row's metadata walk (ICC, Exif item with its offset, XMP) see
+ * the mutations mostly keep), so libheif's box parser, libde265 and dav1d,
+ * the row's metadata walk (ICC, Exif item with its offset, XMP) and its
+ * own walk to the coded image's configuration (monochrome or not) see
  * them. What decodes must:
- *  - be 8-bit or 16-bit RGB or RGBA, its EXIF (if any) saying Orientation
- *    1 (the file's transforms are its orientation, applied once);
+ *  - be 8-bit or 16-bit gray, gray+alpha, RGB or RGBA (gray as the
+ *    coded image's hvcC or av1C says, read by the row's own box walk),
+ *    its EXIF (if any) saying Orientation 1 (the file's transforms are
+ *    its orientation, applied once);
  *  - be told the same by gpuimg_probe_memory (`gpuimg info`): the size,
  *    the channels and the depth, with and without --no-auto-orient.
  * No round trip through the writers: x265 and aom take a good part of a
@@ -34,7 +37,7 @@ static void one(int no_auto_orient, const uint8_t *data, size_t size)
     if (gpuimg_load_memory(ctx, data, size, "fuzz.heic", &img) != GPUIMG_OK)
         return;
     int depth = gpuimg_image_depth(&img);
-    FUZZ_CHECK(img.width > 0 && img.height > 0 && (img.channels == 3 || img.channels == 4) &&
+    FUZZ_CHECK(img.width > 0 && img.height > 0 && img.channels >= 1 && img.channels <= 4 &&
                    (depth == 8 || depth == 16),
                "%dx%dx%d, %d bits", img.width, img.height, img.channels, depth);
     FUZZ_CHECK(!img.meta || img.meta->orientation == 1, "orientation %d", img.meta->orientation);
