@@ -129,6 +129,7 @@ test-unit: $(GPUIMG) $(SUITE)
 # CPU-only (NVCC=): the CUDA runtime and ASan do not share an address space
 # well; on the GPU machine compute-sanitizer checks the kernels instead.
 test-sanitize:
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
@@ -180,6 +181,7 @@ fuzz-run: fuzz
 	for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t; \
 	    echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	    LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=4096 \
 	        -close_fd_mask=3 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$t- \
 	        build-fuzz/corpus/$$t tests/fuzz/corpus/$$t 2>build-fuzz/fuzz_$$t.log \
