@@ -129,6 +129,7 @@ test-unit: $(GPUIMG) $(SUITE)
 # CPU-only (NVCC=): the CUDA runtime and ASan do not share an address space
 # well; on the GPU machine compute-sanitizer checks the kernels instead.
 test-sanitize:
+	LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
@@ -161,7 +162,7 @@ test-valgrind:
 # UBSan into build-fuzz/; `make fuzz-run` runs each for FUZZ_SECONDS on its
 # seed corpus (new inputs go to build-fuzz/corpus/, findings to
 # build-fuzz/artifacts/) and fails on the first finding.
-FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata jxl
+FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata jxl heif
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -180,6 +181,7 @@ fuzz-run: fuzz
 	for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build-fuzz/corpus/$$t; \
 	    echo "fuzz_$$t: $(FUZZ_SECONDS) s"; \
+	    LSAN_OPTIONS=suppressions=$(abspath tests/lsan.supp):print_suppressions=0 \
 	    build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=30 -rss_limit_mb=4096 \
 	        -close_fd_mask=3 -print_final_stats=1 -artifact_prefix=build-fuzz/artifacts/$$t- \
 	        build-fuzz/corpus/$$t tests/fuzz/corpus/$$t 2>build-fuzz/fuzz_$$t.log \

@@ -383,7 +383,8 @@ gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *o
 /* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
 
 typedef struct gpuimg_file_info {
-    const char *format; /* "png", "jpeg", "webp", "tiff", "bmp", "gif", "tga", "pnm", "psd" */
+    const char *format; /* "png", "jpeg", "webp", "tiff", "bmp", "gif", "tga", "pnm", "psd", "heic",
+                           "avif" */
     int width, height;  /* as gpuimg reads it: upright unless --no-auto-orient */
     int stored_width, stored_height;
     int channels;    /* as gpuimg reads it: 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA */

@@ -459,9 +459,9 @@ START_TEST(format_names)
     ck_assert_int_eq(gpuimg_format_from_name("x.png"), GPUIMG_FORMAT_NONE);
     ck_assert_int_eq(gpuimg_format_from_name("pnm"), GPUIMG_FORMAT_NONE); /* read, not written */
     ck_assert_str_eq(gpuimg_format_list(),
-                     "png, jpg, jpeg, bmp, tga, ppm, pgm, webp, tif, tiff, jxl");
-    ck_assert_str_eq(gpuimg_format_read_list(),
-                     "png, jpg, jpeg, bmp, tga, ppm, pgm, webp, tif, tiff, jxl, pnm, gif, psd");
+                     "png, jpg, jpeg, bmp, tga, ppm, pgm, webp, tif, tiff, jxl, heic, heif, avif");
+    ck_assert_str_eq(gpuimg_format_read_list(), "png, jpg, jpeg, bmp, tga, ppm, pgm, webp, tif, "
+                                                "tiff, jxl, heic, heif, avif, pnm, gif, psd");
     ck_assert(gpuimg_is_image_path("a/b.GIF"));
     ck_assert(!gpuimg_is_image_path("a/.b.png")); /* hidden: our own temporaries among them */
     ck_assert(!gpuimg_is_image_path("notes.txt"));

@@ -43,6 +43,7 @@ Suite *resample_suite(void);
 Suite *resize_suite(void);
 Suite *colour_suite(void);
 Suite *jxl_suite(void);
+Suite *heif_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -106,6 +107,7 @@ int main(void)
     srunner_add_suite(sr, resample_suite());
     srunner_add_suite(sr, resize_suite());
     srunner_add_suite(sr, jxl_suite());
+    srunner_add_suite(sr, heif_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());

@@ -19,6 +19,8 @@ const gpuimg__format *const gpuimg__formats[] = {
     &gpuimg__format_gif,
     &gpuimg__format_psd,
     &gpuimg__format_jxl,
+    &gpuimg__format_heic,
+    &gpuimg__format_avif,
     NULL,
 };
 

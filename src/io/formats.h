@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The format table: a format is one row, defined in the format's own file
  * (png/png.c, jpeg/jpeg.c, tiff/tiff.c, webp.c, pnm.c, bmp.c, gif.c,
- * psd.c, tga.c, jxl.c) and listed once in formats.c. How a file is recognised,
+ * psd.c, tga.c, jxl.c, heif.c) and listed once in formats.c. How a file is recognised,
  * its header read for `info` and for the library's sizing, its pixels and
  * metadata read and written, its extensions, --format, batch's choice of
  * files and of output names, and every message that lists formats come
@@ -66,7 +66,7 @@ typedef struct gpuimg__format {
 
 extern const gpuimg__format gpuimg__format_png, gpuimg__format_jpeg, gpuimg__format_bmp,
     gpuimg__format_tga, gpuimg__format_pnm, gpuimg__format_webp, gpuimg__format_tiff,
-    gpuimg__format_gif, gpuimg__format_psd, gpuimg__format_jxl;
+    gpuimg__format_gif, gpuimg__format_psd, gpuimg__format_jxl, gpuimg__format_heic, gpuimg__format_avif;
 
 /* Every row, NULL-terminated, in the order the format lists give them. */
 extern const gpuimg__format *const gpuimg__formats[];
