@@ -14,7 +14,10 @@ RGB profile, and notes.txt. Every image comes out named, upright, sRGB
 (its profile "sRGB built-in", no CMYK one), within the box, with the
 camera's EXIF where it had one; notes.txt is named in the summary.
 
-    /usr/bin/python3 tests/formats/check_phone_folder.py build/gpuimg [WORKDIR] [SIZE]
+    /usr/bin/python3 tests/formats/check_phone_folder.py build/gpuimg [WORKDIR] [SIZE] [PHOTO]
+
+PHOTO (default samples/coffee.png) is the scene every file holds; with a
+4000x3000 photograph and SIZE 1600 it is issue 27's own run.
 
 GPUIMG_BACKEND picks the backend (make test-formats: cpu; on the GPU
 machine: cuda). Prints PASS/FAIL lines; exit 1 on a failure; SKIP without
@@ -34,6 +37,7 @@ WORK = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="gpuimg-pho
 SIZE = int(sys.argv[3]) if len(sys.argv) > 3 else 160
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLES = os.path.join(HERE, "..", "..", "samples")
+PHOTO = os.path.abspath(sys.argv[4]) if len(sys.argv) > 4 else os.path.join(SAMPLES, "coffee.png")
 CMYK_ICC = "/usr/share/color/icc/ghostscript/default_cmyk.icc"
 ADOBE_ICC = "/usr/share/color/icc/compatibleWithAdobeRGB1998.icc"
 CAMERA = ["-Make=Apple", "-Model=iPhone 15 Pro", "-DateTimeOriginal=2026:11:20 10:11:12",
@@ -80,8 +84,7 @@ def make_folder(photos, source, p3_icc):
     # a 16-bit scan in Adobe RGB (Pillow writes no 16-bit RGB TIFF: gpuimg
     # widens the photograph, exiftool gives it the profile and no EXIF)
     scan = os.path.join(photos, "scan_16bit.tif")
-    run(GPUIMG, "--quiet", "--strip", "--depth", "16", "run", os.path.join(SAMPLES, "coffee.png"),
-        scan)
+    run(GPUIMG, "--quiet", "--strip", "--depth", "16", "run", source, scan)
     run("exiftool", "-q", "-overwrite_original", "-icc_profile<=" + ADOBE_ICC, scan)
     with open(os.path.join(photos, "notes.txt"), "w") as f:
         f.write("not an image\n")
@@ -102,7 +105,7 @@ def main():
         os.path.join(WORK, "p3.png"), "--to", "display-p3")
     with Image.open(os.path.join(WORK, "p3.png")) as im:
         p3_icc = im.info["icc_profile"]
-    w, h = make_folder(photos, os.path.join(SAMPLES, "coffee.png"), p3_icc)
+    w, h = make_folder(photos, PHOTO, p3_icc)
     r = subprocess.run([GPUIMG, "batch", photos, web, "thumbnail:size=%d" % SIZE,
                         "colour:to=srgb", "--format", "jpg"], capture_output=True, text=True)
     judge("batch exits 0", r.returncode == 0, "exit %d: %s" % (r.returncode, r.stderr.strip()))
