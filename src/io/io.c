@@ -11,9 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jxl/decode.h>
+#include <libheif/heif.h>
 #include <png.h>
 #include <zlib.h>
 
+#include "core/cms.h"
 #include "io/formats.h"
 #include "io/io.h"
 #include "io/metadata.h"
@@ -392,10 +395,12 @@ gpuimg_status gpuimg__save(gpuimg_ctx *ctx, const char *path, gpuimg_format form
 
 const char *gpuimg_codec_versions(void)
 {
-    static char text[160];
+    static char text[320];
+    uint32_t jxl = JxlDecoderVersion();
     snprintf(text, sizeof text,
-             "libpng %s, zlib %s, libdeflate, libjpeg-turbo, stb_image (TGA) and "
-             "stb_image_write (Debian libstb)",
-             png_get_libpng_ver(NULL), zlibVersion());
+             "libpng %s, zlib %s, libdeflate, libjpeg-turbo, libtiff, libwebp, libheif %s, "
+             "libjxl %u.%u.%u, LittleCMS %s, stb_image (TGA) and stb_image_write (Debian libstb)",
+             png_get_libpng_ver(NULL), zlibVersion(), heif_get_version(), jxl / 1000000,
+             jxl / 1000 % 1000, jxl % 1000, gpuimg__cms_version());
     return text;
 }
