@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/cms.h"
@@ -246,6 +247,68 @@ START_TEST(bad_target_is_a_usage_error)
 }
 END_TEST
 
+/* More distinct profiles than the step's cache holds (64): the images past
+ * it get conversions of their own, freed after use (ASan's leak check in
+ * make test-sanitize sees that), and every image still converts alike. */
+START_TEST(more_profiles_than_the_cache)
+{
+    enum { FILES = 70 };
+    char dir[512], out[512], path[600];
+    snprintf(dir, sizeof dir, "%s/many_profiles", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/many_profiles_out", tu_tmpdir());
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    uint8_t *p3;
+    size_t len;
+    char why[256];
+    ck_assert(gpuimg__cms_target("display-p3", &p3, &len, why, sizeof why) == 0);
+    /* the description's text (UTF-16BE: ICC v4's), two of its letters
+     * varied per file: another profile's bytes, the same colours */
+    static const uint8_t display[] = {0, 'D', 0, 'i', 0, 's', 0, 'p', 0, 'l', 0, 'a', 0, 'y'};
+    uint8_t *at = NULL;
+    for (size_t i = 0; i + sizeof display <= len && !at; i++)
+        if (memcmp(p3 + i, display, sizeof display) == 0)
+            at = p3 + i + 1;
+    ck_assert_ptr_nonnull(at);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_random_image(&img, 9, 7, 3, 21);
+    for (int k = 0; k < FILES; k++) {
+        at[0] = (uint8_t)('A' + k % 26);
+        at[2] = (uint8_t)('a' + k / 26);
+        img.meta = calloc(1, sizeof *img.meta);
+        ck_assert_ptr_nonnull(img.meta);
+        img.meta->icc = malloc(len);
+        ck_assert_ptr_nonnull(img.meta->icc);
+        memcpy(img.meta->icc, p3, len);
+        img.meta->icc_len = len;
+        img.meta->orientation = 1;
+        snprintf(path, sizeof path, "%s/p%02d.png", dir, k);
+        ck_assert_int_eq(gpuimg_save(ctx, path, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+        gpuimg_metadata_free(img.meta);
+        img.meta = NULL;
+    }
+    gpuimg_image_free(&img);
+    free(p3);
+    const char *args[] = {tu_bin(), "batch", dir, out, "colour:to=srgb", NULL};
+    char *err = NULL;
+    ck_assert_msg(tu_run(args, NULL, NULL, &err) == 0, "%s", err);
+    free(err);
+    gpuimg_image first, other;
+    snprintf(path, sizeof path, "%s/p00.png", out);
+    tu_load(ctx, path, &first);
+    for (int k = 1; k < FILES; k++) {
+        snprintf(path, sizeof path, "%s/p%02d.png", out, k);
+        tu_load(ctx, path, &other);
+        char msg[256];
+        ck_assert_msg(tu_images_agree(&other, &first, 1, msg, sizeof msg), "p%02d: %s", k, msg);
+        gpuimg_image_free(&other);
+    }
+    described(path, "sRGB");
+    gpuimg_image_free(&first);
+    gpuimg_ctx_destroy(ctx);
+}
+END_TEST
+
 Suite *colour_suite(void)
 {
     Suite *s = suite_create("colour");
@@ -253,6 +316,7 @@ Suite *colour_suite(void)
     tcase_add_test(tc, table_within_allowance);
     tcase_add_test(tc, output_carries_the_target);
     tcase_add_test(tc, bad_target_is_a_usage_error);
+    tcase_add_test(tc, more_profiles_than_the_cache);
     suite_add_tcase(s, tc);
     return s;
 }

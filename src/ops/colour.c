@@ -18,8 +18,9 @@
 
 enum { COLOUR_TO, COLOUR_INTENT };
 
-/* The cache holds at most this many source profiles; past it each image
- * builds its own conversion (kept until the step is freed all the same). */
+/* The cache holds at most this many source profiles (a conversion's tables
+ * are about 1.2 MB); past it an image of yet another profile builds its
+ * own conversion, freed once applied. */
 #define MOST_ENTRIES 64
 
 typedef struct gpuimg__colour_entry {
@@ -40,15 +41,20 @@ typedef struct gpuimg__colour_cache {
     gpuimg__colour_entry *first;
 } gpuimg__colour_cache;
 
+static void entry_free(gpuimg__colour_entry *e)
+{
+    gpuimg__cms_conversion_free(&e->conv);
+    free(e->src);
+    free(e);
+}
+
 void gpuimg__colour_cache_free(gpuimg__colour_cache *cache)
 {
     if (!cache)
         return;
     for (gpuimg__colour_entry *e = cache->first, *next; e; e = next) {
         next = e->next;
-        gpuimg__cms_conversion_free(&e->conv);
-        free(e->src);
-        free(e);
+        entry_free(e);
     }
     free(cache->target);
     pthread_mutex_destroy(&cache->lock);
@@ -115,10 +121,13 @@ static gpuimg__colour_entry *made(gpuimg__colour_cache *cache, const uint8_t *ic
 }
 
 /* The cache's conversion from icc (NULL: none) for gray or colour pixels,
- * made on first use; NULL with why filled. */
+ * made on first use (*owned 1: made for the caller alone, the cache being
+ * full); NULL with why filled. */
 static const gpuimg__colour_entry *lookup(gpuimg__colour_cache *cache, const uint8_t *icc,
-                                          size_t icc_len, int gray, char *why, size_t why_len)
+                                          size_t icc_len, int gray, int *owned, char *why,
+                                          size_t why_len)
 {
+    *owned = 0;
     if (!icc)
         icc_len = 0;
     pthread_mutex_lock(&cache->lock);
@@ -127,15 +136,13 @@ static const gpuimg__colour_entry *lookup(gpuimg__colour_cache *cache, const uin
                   (icc_len == 0 || memcmp(e->src, icc, icc_len) == 0)))
         e = e->next;
     if (!e && (e = made(cache, icc, icc_len, gray, why, why_len))) {
-        /* past MOST_ENTRIES the list still keeps it (the step owns it),
-         * behind the others: found last */
-        gpuimg__colour_entry **at = &cache->first;
-        if (cache->entries >= MOST_ENTRIES)
-            while (*at)
-                at = &(*at)->next;
-        e->next = *at;
-        *at = e;
-        cache->entries++;
+        if (cache->entries < MOST_ENTRIES) {
+            e->next = cache->first;
+            cache->first = e;
+            cache->entries++;
+        } else {
+            *owned = 1;
+        }
     }
     pthread_mutex_unlock(&cache->lock);
     return e;
@@ -146,8 +153,8 @@ static gpuimg_status colour_for_profile(gpuimg_ctx *ctx, gpuimg_step *copy, cons
                                         size_t *out_len)
 {
     char why[256] = "";
-    const gpuimg__colour_entry *e =
-        lookup(copy->colour_cache, icc, icc_len, channels < 3, why, sizeof why);
+    const gpuimg__colour_entry *e = lookup(copy->colour_cache, icc, icc_len, channels < 3,
+                                           &copy->colour_owned, why, sizeof why);
     if (!e)
         return gpuimg__fail(ctx, GPUIMG_ERR_DECODE, "colour: %s", why);
     copy->colour = e;
@@ -156,20 +163,35 @@ static gpuimg_status colour_for_profile(gpuimg_ctx *ctx, gpuimg_step *copy, cons
     return GPUIMG_OK;
 }
 
+static void colour_release(gpuimg_step *copy)
+{
+    if (copy->colour_owned)
+        entry_free((gpuimg__colour_entry *)copy->colour);
+    copy->colour = NULL;
+    copy->colour_owned = 0;
+}
+
 static gpuimg_status colour_apply(gpuimg_backend *be, const gpuimg_step *s,
                                   const gpuimg_planes *src, gpuimg_planes *dst)
 {
     const gpuimg__colour_entry *e = s->colour;
     char why[256];
+    int owned = 0;
     /* a step applied outside a pipeline (which chooses per image): the
      * planes are taken as untagged, sRGB */
-    if (!e && !(e = lookup(s->colour_cache, NULL, 0, src->channels < 3, why, sizeof why)))
+    if (!e && !(e = lookup(s->colour_cache, NULL, 0, src->channels < 3, &owned, why, sizeof why)))
         return GPUIMG_ERR_NOMEM;
+    gpuimg_status st;
     if (src->channels == 3)
-        return be->ops->colour_map(be, src, dst, &e->map);
-    if (e->conv.lut8)
-        return be->ops->map_lut(be, src, dst, e->conv.lut8, e->conv.lut16);
-    return be->ops->copy_plane(be, src->plane[0], dst->plane[0], gpuimg__plane_bytes(src));
+        st = be->ops->colour_map(be, src, dst, &e->map);
+    else if (e->conv.lut8)
+        st = be->ops->map_lut(be, src, dst, e->conv.lut8, e->conv.lut16);
+    else
+        st = be->ops->copy_plane(be, src->plane[0], dst->plane[0], gpuimg__plane_bytes(src));
+    /* the backends copy what they need before they return */
+    if (owned)
+        entry_free((gpuimg__colour_entry *)e);
+    return st;
 }
 
 /* LittleCMS's 8-bit matrix-shaper path: about a table lookup per value and
@@ -207,4 +229,5 @@ const gpuimg__op gpuimg__op_colour = {
     .example = "colour:to=display-p3,intent=relative",
     .value_op = 1,
     .for_profile = colour_for_profile,
+    .release = colour_release,
 };

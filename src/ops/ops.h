@@ -42,6 +42,7 @@ struct gpuimg_step {
      * conversion this image takes. */
     struct gpuimg__colour_cache *colour_cache;
     const struct gpuimg__colour_entry *colour;
+    int colour_owned; /* 1: that conversion is this copy's alone (the cache was full) */
 };
 
 struct gpuimg__op {
@@ -70,6 +71,9 @@ struct gpuimg__op {
     gpuimg_status (*for_profile)(gpuimg_ctx *ctx, gpuimg_step *copy, const uint8_t *icc,
                                  size_t icc_len, int channels, const uint8_t **out_icc,
                                  size_t *out_len);
+    /* Frees what for_profile made for that copy alone, once it has been
+     * applied (NULL: nothing). */
+    void (*release)(gpuimg_step *copy);
 };
 
 /* The op table's rows (table.c orders them), one per file src/ops/NAME.c. */

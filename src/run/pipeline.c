@@ -113,6 +113,8 @@ gpuimg_status gpuimg__steps_on_planes(gpuimg_ctx *ctx, gpuimg_backend *be,
             s = &for_image;
         }
         st = gpuimg__step_apply(ctx, be, s, cur, &next, -1);
+        if (s == &for_image && s->op->release)
+            s->op->release(&for_image);
         if (st == GPUIMG_OK) {
             be->ops->planes_free(be, cur);
             *cur = next;
