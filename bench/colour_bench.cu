@@ -21,7 +21,7 @@
     do {                                                                                           \
         cudaError_t e_ = (call);                                                                   \
         if (e_ != cudaSuccess) {                                                                   \
-            fprintf(stderr, "colour_bench: %s: %s\n", #call, cudaGetErrorString(e_));             \
+            fprintf(stderr, "colour_bench: %s: %s\n", #call, cudaGetErrorString(e_));              \
             exit(4);                                                                               \
         }                                                                                          \
     } while (0)
@@ -77,8 +77,9 @@ int main(int argc, char **argv)
                     photo.data ? photo.data[((y % photo.height) * photo.width + x % photo.width) *
                                                 photo.channels +
                                             c]
-                               : (uint8_t)(128 + 90 * __builtin_sin(x * 0.003 + c) *
-                                                     __builtin_cos(y * 0.002 - c) +
+                               : (uint8_t)(128 +
+                                           90 * __builtin_sin(x * 0.003 + c) *
+                                               __builtin_cos(y * 0.002 - c) +
                                            (x * 7 + y * 13) % 17);
             }
     std::vector<uint16_t> host16(3 * n);

@@ -66,7 +66,8 @@ typedef struct gpuimg__format {
 
 extern const gpuimg__format gpuimg__format_png, gpuimg__format_jpeg, gpuimg__format_bmp,
     gpuimg__format_tga, gpuimg__format_pnm, gpuimg__format_webp, gpuimg__format_tiff,
-    gpuimg__format_gif, gpuimg__format_psd, gpuimg__format_jxl, gpuimg__format_heic, gpuimg__format_avif;
+    gpuimg__format_gif, gpuimg__format_psd, gpuimg__format_jxl, gpuimg__format_heic,
+    gpuimg__format_avif;
 
 /* Every row, NULL-terminated, in the order the format lists give them. */
 extern const gpuimg__format *const gpuimg__formats[];
