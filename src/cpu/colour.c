@@ -6,6 +6,7 @@
  * itself, a few table lookups and a 3x3 product per pixel, costs far more
  * than the two copies). */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "cpu.h"
 
@@ -17,9 +18,8 @@ typedef struct colour_job {
     const gpuimg_colour_map *map;
 } colour_job;
 
-static void chunk8(const colour_job *j, size_t at, size_t n)
+static void chunk8(const colour_job *j, size_t at, size_t n, uint8_t *in, uint8_t *out)
 {
-    uint8_t in[CHUNK * 3], out[CHUNK * 3];
     const uint8_t *r = j->src->plane[0] + at, *g = j->src->plane[1] + at,
                   *b = j->src->plane[2] + at;
     for (size_t i = 0; i < n; i++)
@@ -30,9 +30,8 @@ static void chunk8(const colour_job *j, size_t at, size_t n)
         R[i] = out[3 * i], G[i] = out[3 * i + 1], B[i] = out[3 * i + 2];
 }
 
-static void chunk16(const colour_job *j, size_t at, size_t n)
+static void chunk16(const colour_job *j, size_t at, size_t n, uint16_t *in, uint16_t *out)
 {
-    uint16_t in[CHUNK * 3], out[CHUNK * 3];
     const uint16_t *r = (const uint16_t *)j->src->plane[0] + at,
                    *g = (const uint16_t *)j->src->plane[1] + at,
                    *b = (const uint16_t *)j->src->plane[2] + at;
@@ -49,13 +48,18 @@ static int colour_band(void *arg, int y0, int y1)
 {
     const colour_job *j = arg;
     size_t w = (size_t)j->src->width, end = (size_t)y1 * w;
+    /* the chunk's interleaved pixels in and out, at 16 bits' size */
+    uint16_t *buf = malloc(2 * CHUNK * 3 * sizeof *buf);
+    if (!buf)
+        return 0;
     for (size_t at = (size_t)y0 * w; at < end; at += CHUNK) {
         size_t n = end - at < CHUNK ? end - at : CHUNK;
         if (j->src->depth == 16)
-            chunk16(j, at, n);
+            chunk16(j, at, n, buf, buf + CHUNK * 3);
         else
-            chunk8(j, at, n);
+            chunk8(j, at, n, (uint8_t *)buf, (uint8_t *)(buf + CHUNK * 3));
     }
+    free(buf);
     return 1;
 }
 
