@@ -150,7 +150,11 @@ test-tsan:
 
 # The I/O suites under valgrind's memcheck: an uninitialised byte that
 # reaches a decision or an output, which ASan cannot see. CPU-only, -O1.
-VALGRIND = valgrind --error-exitcode=1 --errors-for-leak-kinds=none --track-origins=yes -q
+# tests/valgrind.supp: the video codecs' assembly inside libheif's
+# encoders and decoders (x265, aom, dav1d, libde265), which memcheck
+# cannot follow.
+VALGRIND = valgrind --error-exitcode=1 --errors-for-leak-kinds=none --track-origins=yes -q \
+           --suppressions=$(abspath tests/valgrind.supp)
 test-valgrind:
 	$(MAKE) BUILD=build-valgrind NVCC= OPT="-O1 -g" build-valgrind/gpuimg build-valgrind/check_gpuimg
 	for s in untrusted io; do \
