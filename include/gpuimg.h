@@ -452,8 +452,11 @@ typedef struct gpuimg_compare_options {
     /* 1: a differing pixel that is anti-aliasing in either image (pixelmatch's
      * detector) is forgiven, not counted. */
     int antialiasing;
-    /* 0-8: a differing pixel is forgiven when each image's pixel there matches
-     * (by the pixel rule) a pixel of the other within max_shift pixels. */
+    /* 0-8: the counted pixels fall into 8-connected groups; a group is
+     * forgiven when one displacement d (0 < max(|dx|, |dy|) <= max_shift)
+     * explains all of it: a's pixel at p matches b's at p + d and b's at p
+     * matches a's at p - d, by the pixel rule. Moved content passes; a
+     * changed glyph does not. */
     int max_shift;
     /* Pixels never counted in any figure: these rectangles (clipped to the
      * image), and where mask (the images' size; may be NULL) has 0 in its
@@ -477,6 +480,8 @@ typedef struct gpuimg_compare_result {
     uint64_t ignored;            /* pixels ignored (rectangles and mask) */
     uint64_t differing;          /* counted: differ by the pixel rule, not forgiven */
     uint64_t forgiven;           /* differ, but anti-aliasing or shifted */
+    uint64_t shifted;            /* of those, forgiven by the shift rule... */
+    uint64_t groups_shifted;     /* ...in this many groups that moved as one */
     /* Over the compared pixels, every channel: */
     int max_diff;
     double mae, rmse;

@@ -199,9 +199,12 @@ static void run_compare(gpuimg_ctx *ctx, const golden_case *gc, const gpuimg_ima
     /* SSIM: sums of many float products; 1e-6 leaves room for a GPU's float. */
     check_json_key(gc->id, "ssim", &ssim, 1, json, 1e-6);
     if (rules) { /* SPEC section 7's figures, and the picture, pixel for pixel */
-        double more[2] = {(double)r.forgiven, (double)r.ignored};
+        double more[4] = {(double)r.forgiven, (double)r.ignored, (double)r.shifted,
+                          (double)r.groups_shifted};
         check_json_key(gc->id, "forgiven", &more[0], 1, json, 0);
         check_json_key(gc->id, "ignored", &more[1], 1, json, 0);
+        check_json_key(gc->id, "shifted", &more[2], 1, json, 0);
+        check_json_key(gc->id, "groups_shifted", &more[3], 1, json, 0);
         double box[4] = {r.bbox.x, r.bbox.y, r.bbox.width, r.bbox.height};
         if (r.differing)
             check_json_key(gc->id, "bbox", box, 4, json, 0);

@@ -63,7 +63,8 @@ static void compare_help(void)
            "  --threshold D        instead, pixelmatch's YIQ colour distance above D (0-1;\n"
            "                       0.1 is pixelmatch's default)\n"
            "  --antialiasing       forgive pixels that are anti-aliasing in either image\n"
-           "  --max-shift N        forgive a pixel matched within N pixels both ways (0-8)\n"
+           "  --max-shift N        forgive each group of differing pixels that moved as one\n"
+           "                       by up to N pixels (0-8); a changed glyph stays counted\n"
            "  --ignore X,Y,W,H     never count this rectangle (repeatable)\n"
            "  --mask PNG           never count pixels whose first channel is 0 (A's size);\n"
            "                       in folders, a golden NAME.EXT takes NAME.mask.png\n"
@@ -227,8 +228,11 @@ static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p)
     printf("max_diff   %d\n", r->max_diff);
     printf("differing  %llu (%.4f%%)\n", (unsigned long long)r->differing,
            r->compared ? 100.0 * (double)r->differing / (double)r->compared : 0.0);
-    if (r->forgiven)
-        printf("forgiven   %llu (anti-aliasing or shift)\n", (unsigned long long)r->forgiven);
+    if (r->forgiven > r->shifted)
+        printf("forgiven   %llu (anti-aliasing)\n", (unsigned long long)(r->forgiven - r->shifted));
+    if (r->shifted)
+        printf("shifted    %llu in %llu group%s that moved\n", (unsigned long long)r->shifted,
+               (unsigned long long)r->groups_shifted, r->groups_shifted == 1 ? "" : "s");
     if (r->ignored)
         printf("ignored    %llu\n", (unsigned long long)r->ignored);
     if (r->differing)

@@ -90,6 +90,8 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
     field_u64(f, "differing", r->differing, compared);
     field_number(f, "differing_pct", pct, compared);
     field_u64(f, "forgiven", r->forgiven, compared);
+    field_u64(f, "shifted", r->shifted, compared);
+    field_u64(f, "groups_shifted", r->groups_shifted, compared);
     field_number(f, "max_diff", r->max_diff, compared);
     field_number(f, "mae", r->mae, compared);
     field_number(f, "rmse", r->rmse, compared);

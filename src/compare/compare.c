@@ -34,7 +34,7 @@ typedef struct band {
     gpuimg_task task; /* first: the pool hands back its address */
     const struct pass *pass;
     int y0, y1;
-    uint64_t ignored, differing, forgiven, sum, squares;
+    uint64_t ignored, differing, forgiven, sum, squares, held; /* held: for the shift rule */
     int max_diff, any_byte_differs;
     int bx0, by0, bx1, by1; /* counted pixels' box, inclusive; bx0 > bx1 when none */
 } band;
@@ -45,6 +45,7 @@ struct pass {
     gpuimg_pixel_rule rule;
     int antialiasing, max_shift;
     gpuimg_image *diff; /* or NULL */
+    uint8_t *held;      /* with max_shift: w * h, 1 where a pixel awaits the shift rule */
     /* At 16 bits a and b hold uint16_t values; the figures and the fuzz rule
      * read them, while the perceptual rules (pixelmatch's YIQ threshold,
      * anti-aliasing, shift), defined on 0..255, and the picture read a8 and
@@ -67,6 +68,16 @@ static void paint(const struct pass *p, size_t i, const uint8_t *px)
     const uint8_t *s = p->a8 + i * (size_t)p->rule.channels;
     int y = p->rule.channels >= 3 ? gpuimg__luma(s[0], s[1], s[2]) : s[0];
     d[0] = d[1] = d[2] = (uint8_t)(85 + (y + 1) / 3);
+}
+
+/* A counted pixel: the count and the box. */
+static void count_pixel(band *bd, int x, int y)
+{
+    bd->differing++;
+    bd->bx0 = x < bd->bx0 ? x : bd->bx0;
+    bd->bx1 = x > bd->bx1 ? x : bd->bx1;
+    bd->by0 = y < bd->by0 ? y : bd->by0;
+    bd->by1 = y > bd->by1 ? y : bd->by1;
 }
 
 static void run_band(gpuimg_task *task)
@@ -104,21 +115,43 @@ static void run_band(gpuimg_task *task)
                 paint(p, i, NULL);
                 continue;
             }
-            if ((p->antialiasing && (gpuimg__antialiased(p->a8, x, y, w, p->h, p->b8, c) ||
-                                     gpuimg__antialiased(p->b8, x, y, w, p->h, p->a8, c))) ||
-                (p->max_shift > 0 &&
-                 gpuimg__shifted(&p->rule8, p->a8, p->b8, x, y, w, p->h, p->max_shift))) {
+            if (p->antialiasing && (gpuimg__antialiased(p->a8, x, y, w, p->h, p->b8, c) ||
+                                    gpuimg__antialiased(p->b8, x, y, w, p->h, p->a8, c))) {
                 bd->forgiven++;
                 paint(p, i, YELLOW);
                 continue;
             }
-            bd->differing++;
+            if (p->held) { /* its group decides, once every band is done */
+                p->held[i] = 1;
+                bd->held++;
+                continue;
+            }
+            count_pixel(bd, x, y);
             paint(p, i, RED);
-            bd->bx0 = x < bd->bx0 ? x : bd->bx0;
-            bd->bx1 = x > bd->bx1 ? x : bd->bx1;
-            bd->by0 = y < bd->by0 ? y : bd->by0;
-            bd->by1 = y > bd->by1 ? y : bd->by1;
         }
+}
+
+/* The shift rule's verdicts (groups.c) on the pixels held back: forgiven
+ * ones yellow, the others counted. */
+static gpuimg_status settle_groups(gpuimg_ctx *ctx, const struct pass *p, band *total,
+                                   gpuimg_compare_result *out)
+{
+    if (gpuimg__shift_groups(&p->rule8, p->a8, p->b8, p->w, p->h, p->max_shift, p->held,
+                             &out->groups_shifted) != 0)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+    for (int y = 0; y < p->h; y++)
+        for (int x = 0; x < p->w; x++) {
+            size_t i = (size_t)y * (size_t)p->w + (size_t)x;
+            if (p->held[i] == 2) {
+                total->forgiven++;
+                out->shifted++;
+                paint(p, i, YELLOW);
+            } else if (p->held[i] == 3) {
+                count_pixel(total, x, y);
+                paint(p, i, RED);
+            }
+        }
+    return GPUIMG_OK;
 }
 
 /* The pass over every row, in bands on the context's threads. */
@@ -145,24 +178,35 @@ static gpuimg_status classify(gpuimg_ctx *ctx, const struct pass *p, gpuimg_comp
         bands[k].task.run = run_band;
         gpuimg__pool_piece(pool, &bands[k].task);
     }
-    uint64_t sum = 0, squares = 0;
-    int bx0 = p->w, by0 = p->h, bx1 = -1, by1 = -1, any = 0;
+    band t = {.bx0 = p->w, .by0 = p->h, .bx1 = -1, .by1 = -1}; /* the whole image */
     for (int k = 0; k < nbands; k++) {
         band *bd = &bands[k];
         gpuimg__pool_wait(pool, &bd->task);
-        out->ignored += bd->ignored;
-        out->differing += bd->differing;
-        out->forgiven += bd->forgiven;
-        sum += bd->sum;
-        squares += bd->squares;
-        out->max_diff = bd->max_diff > out->max_diff ? bd->max_diff : out->max_diff;
-        any |= bd->any_byte_differs;
-        bx0 = bd->bx0 < bx0 ? bd->bx0 : bx0;
-        by0 = bd->by0 < by0 ? bd->by0 : by0;
-        bx1 = bd->bx1 > bx1 ? bd->bx1 : bx1;
-        by1 = bd->by1 > by1 ? bd->by1 : by1;
+        t.ignored += bd->ignored;
+        t.differing += bd->differing;
+        t.forgiven += bd->forgiven;
+        t.held += bd->held;
+        t.sum += bd->sum;
+        t.squares += bd->squares;
+        t.max_diff = bd->max_diff > t.max_diff ? bd->max_diff : t.max_diff;
+        t.any_byte_differs |= bd->any_byte_differs;
+        t.bx0 = bd->bx0 < t.bx0 ? bd->bx0 : t.bx0;
+        t.by0 = bd->by0 < t.by0 ? bd->by0 : t.by0;
+        t.bx1 = bd->bx1 > t.bx1 ? bd->bx1 : t.bx1;
+        t.by1 = bd->by1 > t.by1 ? bd->by1 : t.by1;
     }
     free(bands);
+    if (t.held > 0) {
+        gpuimg_status st = settle_groups(ctx, p, &t, out);
+        if (st != GPUIMG_OK)
+            return st;
+    }
+    out->ignored = t.ignored;
+    out->differing = t.differing;
+    out->forgiven = t.forgiven;
+    out->max_diff = t.max_diff;
+    uint64_t sum = t.sum, squares = t.squares;
+    int bx0 = t.bx0, by0 = t.by0, bx1 = t.bx1, by1 = t.by1, any = t.any_byte_differs;
     out->identical = !any;
     out->compared = (uint64_t)p->w * (uint64_t)p->h - out->ignored;
     if (out->differing > 0)
@@ -291,12 +335,18 @@ static gpuimg_status compare_widened(gpuimg_ctx *ctx, const gpuimg_image *a, con
                          o->antialiasing,
                          o->max_shift,
                          diff,
+                         NULL,
                          depth,
                          depth == 16 ? a8.data : a->data,
                          depth == 16 ? b8.data : b->data,
                          {a->channels, fuzz8, max_delta}};
+        /* zeroed pages cost nothing until a differing pixel touches them */
+        if (o->max_shift > 0 && !(p.held = calloc((size_t)w * (size_t)h, 1)))
+            st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
         double t0 = gpuimg__now_ms();
-        st = classify(ctx, &p, out);
+        if (st == GPUIMG_OK)
+            st = classify(ctx, &p, out);
+        free(p.held);
         gpuimg__stage_done(ctx, GPUIMG_STAGE_KERNELS, t0);
     }
     gpuimg_image_free(&a8);

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The per-pixel rules of golden-image comparison (SPEC §7): the pixel rule
  * (fuzz or pixelmatch's YIQ distance), pixelmatch 5.x's anti-aliasing
- * detector, and the shift rule. They run on the host for the pixels that
- * differ, which in a golden-image test are few: a pixel that matches costs
- * one channel comparison. The arithmetic is pixelmatch's, in double (as
+ * detector. They run on the host for the pixels that differ, which in a golden-image test are few:
+ * a pixel that matches costs one channel comparison. The arithmetic is pixelmatch's, in double (as
  * JavaScript's numbers are), so that counts agree with it exactly. */
 #include <stdlib.h>
 
@@ -141,25 +140,4 @@ int gpuimg__antialiased(const uint8_t *img, int x1, int y1, int w, int h, const 
             many_siblings(img2, min_x, min_y, w, h, c)) ||
            (many_siblings(img, max_x, max_y, w, h, c) &&
             many_siblings(img2, max_x, max_y, w, h, c));
-}
-
-/* 1 when from's pixel at (x, y) matches some pixel of to within n. */
-static int matches_near(const gpuimg_pixel_rule *rule, const uint8_t *from, const uint8_t *to,
-                        int x, int y, int w, int h, int n)
-{
-    int c = rule->channels;
-    const uint8_t *p = from + ((size_t)y * w + x) * c;
-    int ya = y - n > 0 ? y - n : 0, yb = y + n < h - 1 ? y + n : h - 1;
-    int xa = x - n > 0 ? x - n : 0, xb = x + n < w - 1 ? x + n : w - 1;
-    for (int yy = ya; yy <= yb; yy++)
-        for (int xx = xa; xx <= xb; xx++)
-            if (!gpuimg__pixels_differ(rule, p, to + ((size_t)yy * w + xx) * c))
-                return 1;
-    return 0;
-}
-
-int gpuimg__shifted(const gpuimg_pixel_rule *rule, const uint8_t *a, const uint8_t *b, int x, int y,
-                    int w, int h, int n)
-{
-    return matches_near(rule, a, b, x, y, w, h, n) && matches_near(rule, b, a, x, y, w, h, n);
 }

@@ -22,9 +22,13 @@ int gpuimg__pixels_differ(const gpuimg_pixel_rule *rule, const uint8_t *p, const
  * anti-aliasing, judged against img and img2 (the other image). */
 int gpuimg__antialiased(const uint8_t *img, int x, int y, int w, int h, const uint8_t *img2,
                         int channels);
-/* The shift rule: a's pixel (x, y) matches a pixel of b within n
- * (Chebyshev), and b's matches one of a's. */
-int gpuimg__shifted(const gpuimg_pixel_rule *rule, const uint8_t *a, const uint8_t *b, int x, int y,
-                    int w, int h, int n);
+/* The shift rule by groups (compare/groups.c). map holds w * h bytes, 1 at
+ * each pixel still counted (differs by the rule, not anti-aliasing, not
+ * ignored), 0 elsewhere; each 8-connected group of them becomes 2 when one
+ * displacement d, 0 < max(|dx|, |dy|) <= n, explains all of it (a's pixel
+ * at p matches b's at p + d and b's at p matches a's at p - d, by rule),
+ * else 3. *groups counts the groups forgiven. 0, or -1 when memory runs out. */
+int gpuimg__shift_groups(const gpuimg_pixel_rule *rule, const uint8_t *a, const uint8_t *b, int w,
+                         int h, int n, uint8_t *map, uint64_t *groups);
 
 #endif
