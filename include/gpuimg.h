@@ -550,6 +550,13 @@ typedef struct gpuimg_pair {
     char *path;              /* relative to both folders */
     char *expected, *actual; /* the full paths (of the file there would be) */
     char *mask;              /* NAME.mask.png beside the golden, or NULL */
+    /* Known variants: the golden's siblings NAME~K.EXT (full paths, in
+     * order), each with its own NAME~K.mask.png; the pair passes when the
+     * actual passes against any of them. matched: 0 for the golden itself
+     * (or none passed), k for variants[k - 1]. */
+    char **variants;
+    size_t nvariants;
+    size_t matched;
     gpuimg_pair_status status;
     gpuimg_compare_result result; /* compared pairs: identical, passed, failed */
     int expected_width, expected_height, actual_width, actual_height; /* read ones */
@@ -563,6 +570,9 @@ typedef struct gpuimg_folder_options {
     gpuimg_compare_options compare; /* its mask is ignored: each golden's own applies */
     gpuimg_compare_limits limits;
     int jobs; /* pairs at once; 0: every core */
+    /* Sharding (SPEC §7): with shard_count N > 1, only the pairs whose
+     * sorted index is shard_index K mod N (0 <= K < N) are compared. */
+    int shard_index, shard_count;
     /* Called for each failed pair with its difference image (valid during
      * the call), from the workers, one call at a time; may be NULL. */
     void (*on_failed)(void *user, const gpuimg_pair *pair, const gpuimg_image *diff);
@@ -572,6 +582,7 @@ typedef struct gpuimg_folder_options {
 typedef struct gpuimg_folder_result {
     gpuimg_pair *pairs; /* sorted by path */
     size_t npairs;
+    size_t all_pairs; /* of every shard: npairs without sharding */
     size_t count[GPUIMG_PAIR_STATUS_COUNT];
 } gpuimg_folder_result;
 

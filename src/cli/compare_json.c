@@ -2,6 +2,8 @@
 /* A compared pair as JSON, one shape whatever happened (SPEC §7): a field
  * that does not apply is null, never missing, so a CI script reads every
  * record the same way. */
+#include <string.h>
+
 #include "compare_out.h"
 #include "json.h"
 
@@ -103,6 +105,15 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
                 r->bbox.width, r->bbox.height);
     else
         fputs("null", f);
+    if (!single) { /* the known variant the actual passed against (SPEC §7) */
+        fputs(", \"variant\": ", f);
+        if (p->matched > 0 && p->matched <= p->nvariants) {
+            size_t root = strlen(p->expected) - strlen(p->path);
+            json_string(f, p->variants[p->matched - 1] + root);
+        } else {
+            fputs("null", f);
+        }
+    }
     fputs(", \"thresholds\": ", f);
     json_thresholds(f, s);
     fputs(", \"failed\": [", f);

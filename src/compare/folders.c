@@ -60,16 +60,85 @@ static char *joined(const char *dir, const char *rel)
     return p;
 }
 
+static void pair_free(gpuimg_pair *p)
+{
+    free(p->path);
+    free(p->expected);
+    free(p->actual);
+    free(p->mask);
+    for (size_t k = 0; k < p->nvariants; k++)
+        free(p->variants[k]);
+    free(p->variants);
+}
+
 void gpuimg_folder_result_free(gpuimg_folder_result *r)
 {
-    for (size_t i = 0; r->pairs && i < r->npairs; i++) {
-        free(r->pairs[i].path);
-        free(r->pairs[i].expected);
-        free(r->pairs[i].actual);
-        free(r->pairs[i].mask);
-    }
+    for (size_t i = 0; r->pairs && i < r->npairs; i++)
+        pair_free(&r->pairs[i]);
     free(r->pairs);
     memset(r, 0, sizeof *r);
+}
+
+/* For "dir/NAME~K.EXT" (K digits, not 0-led), the length of "dir/NAME" in
+ * *stem and the offset of ".EXT" in *ext; 0 when path is no variant name. */
+static int variant_name(const char *path, size_t *stem, size_t *ext)
+{
+    const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash))
+        return 0;
+    const char *d = dot;
+    while (d > path && d[-1] >= '0' && d[-1] <= '9')
+        d--;
+    if (d == dot || d[0] == '0' || d - 1 <= path || d[-1] != '~' || (slash && d - 1 <= slash + 1))
+        return 0;
+    *stem = (size_t)(d - 1 - path);
+    *ext = (size_t)(dot - path);
+    return 1;
+}
+
+static int by_path(const void *key, const void *pair)
+{
+    return strcmp(key, ((const gpuimg_pair *)pair)->path);
+}
+
+/* Known variants (SPEC §7): a golden NAME~K.EXT with no actual of its own,
+ * beside a golden NAME.EXT, is a variant of NAME.EXT's pair, not a pair. */
+static gpuimg_status fold_variants(gpuimg_ctx *ctx, gpuimg_folder_result *out)
+{
+    /* first attach (the array stays sorted for the search), then compact */
+    for (size_t i = 0; i < out->npairs; i++) {
+        gpuimg_pair *p = &out->pairs[i];
+        size_t stem, ext;
+        if (p->status != GPUIMG_PAIR_MISSING || !variant_name(p->path, &stem, &ext))
+            continue;
+        char *name = malloc(strlen(p->path) + 1);
+        if (!name)
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+        memcpy(name, p->path, stem);
+        strcpy(name + stem, p->path + ext);
+        gpuimg_pair *base = bsearch(name, out->pairs, out->npairs, sizeof *out->pairs, by_path);
+        free(name);
+        if (!base || base->status == GPUIMG_PAIR_NEW || base->status == GPUIMG_PAIR_MISSING)
+            continue;
+        /* sorted by path, so a base's variants come in order of K's text */
+        char **grown = realloc(base->variants, (base->nvariants + 1) * sizeof *grown);
+        if (!grown)
+            return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+        base->variants = grown;
+        base->variants[base->nvariants++] = p->expected;
+        p->expected = NULL; /* folded */
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < out->npairs; i++) {
+        gpuimg_pair *p = &out->pairs[i];
+        if (p->expected) {
+            out->pairs[kept++] = *p;
+            continue;
+        }
+        pair_free(p); /* its expected went to its base's variants */
+    }
+    out->npairs = kept;
+    return GPUIMG_OK;
 }
 
 /* The images of both folders, merged by relative path into pairs. */
@@ -112,7 +181,7 @@ static gpuimg_status pair_up(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
     gpuimg__file_list_free(&e);
     gpuimg__file_list_free(&a);
     gpuimg__file_list_free(&bad);
-    return st;
+    return st == GPUIMG_OK ? fold_variants(ctx, out) : st;
 }
 
 typedef struct folder_run {
@@ -184,6 +253,64 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
     return st;
 }
 
+/* The verdict of one comparison: its status and reason. */
+static void judge(const gpuimg_folder_options *o, gpuimg_pair *p, const gpuimg_image *e,
+                  const gpuimg_image *a)
+{
+    p->failed = gpuimg_compare_check(&p->result, &o->limits, p->reason, sizeof p->reason);
+    if (p->result.size_differs) {
+        p->status = GPUIMG_PAIR_SIZE;
+        snprintf(p->reason, sizeof p->reason, "size %dx%d, expected %dx%d", a->width, a->height,
+                 e->width, e->height);
+    } else if (p->failed) {
+        p->status = GPUIMG_PAIR_FAILED;
+    } else {
+        p->status = p->result.identical ? GPUIMG_PAIR_IDENTICAL : GPUIMG_PAIR_PASSED;
+    }
+}
+
+/* A known variant the actual passes against, in order: the pair takes its
+ * figures and says which it matched; when none passes, the golden's own
+ * verdict stands (a variant that cannot be read fails nothing more). */
+static void try_variants(gpuimg_ctx *ctx, const gpuimg_folder_options *o, gpuimg_pair *p,
+                         const gpuimg_image *actual)
+{
+    size_t root = folder_len(p->expected, p->path);
+    for (size_t k = 0; k < p->nvariants; k++) {
+        gpuimg_pair v = *p;
+        gpuimg_image e = {0}, mask = {0};
+        uint8_t *data = NULL;
+        size_t size = 0;
+        char *mask_path = mask_of(p->variants[k]);
+        int has_mask = mask_path && access(mask_path, F_OK) == 0;
+        gpuimg_compare_options co = o->compare;
+        co.mask = has_mask ? &mask : NULL;
+        int ok =
+            gpuimg__read_folder_file(ctx, p->variants[k], root, 0, &data, &size) == GPUIMG_OK &&
+            gpuimg__load_owned(ctx, data, size, p->variants[k], &e) == GPUIMG_OK;
+        if (ok && has_mask) {
+            data = NULL;
+            ok = gpuimg__read_folder_file(ctx, mask_path, root, 0, &data, &size) == GPUIMG_OK &&
+                 gpuimg__load_owned(ctx, data, size, mask_path, &mask) == GPUIMG_OK;
+        }
+        if (ok && gpuimg_compare(ctx, &e, actual, &co, &v.result, NULL) == GPUIMG_OK) {
+            judge(o, &v, &e, actual);
+            if (v.status == GPUIMG_PAIR_IDENTICAL || v.status == GPUIMG_PAIR_PASSED) {
+                v.status = GPUIMG_PAIR_PASSED; /* not the golden's bytes: never identical */
+                v.matched = k + 1;
+                v.expected_width = e.width;
+                v.expected_height = e.height;
+                set_reason(&v, "matched variant %s", p->variants[k] + root + 1);
+                *p = v;
+                k = p->nvariants; /* done */
+            }
+        }
+        free(mask_path);
+        gpuimg_image_free(&mask);
+        gpuimg_image_free(&e);
+    }
+}
+
 /* One pair with an actual: load, compare, judge; a new pair only loaded. */
 static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
 {
@@ -209,16 +336,9 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
         pair_error(p, ctx);
         goto done;
     }
-    p->failed = gpuimg_compare_check(&p->result, &o->limits, p->reason, sizeof p->reason);
-    if (p->result.size_differs) {
-        p->status = GPUIMG_PAIR_SIZE;
-        snprintf(p->reason, sizeof p->reason, "size %dx%d, expected %dx%d", f.a.width, f.a.height,
-                 f.e.width, f.e.height);
-    } else if (p->failed) {
-        p->status = GPUIMG_PAIR_FAILED;
-    } else {
-        p->status = p->result.identical ? GPUIMG_PAIR_IDENTICAL : GPUIMG_PAIR_PASSED;
-    }
+    judge(o, p, &f.e, &f.a);
+    if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE)
+        try_variants(ctx, o, p, &f.a);
     if (p->status == GPUIMG_PAIR_FAILED && o->on_failed) {
         pthread_mutex_lock(&run->report_lock);
         o->on_failed(o->user, p, &diff);
@@ -257,11 +377,35 @@ static void *worker(void *arg)
     return NULL;
 }
 
+/* The pairs of one shard, the others freed; all_pairs counts every one. */
+static gpuimg_status keep_shard(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
+                                gpuimg_folder_result *out)
+{
+    out->all_pairs = out->npairs;
+    if (o->shard_count <= 1)
+        return GPUIMG_OK;
+    if (o->shard_index < 0 || o->shard_index >= o->shard_count)
+        return gpuimg__fail(ctx, GPUIMG_ERR_USAGE, "--shard: need 0 <= K < N");
+    size_t kept = 0;
+    for (size_t i = 0; i < out->npairs; i++) {
+        gpuimg_pair *p = &out->pairs[i];
+        if (i % (size_t)o->shard_count == (size_t)o->shard_index) {
+            out->pairs[kept++] = *p;
+            continue;
+        }
+        pair_free(p);
+    }
+    out->npairs = kept;
+    return GPUIMG_OK;
+}
+
 gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_options *opt,
                                      gpuimg_folder_result *out)
 {
     memset(out, 0, sizeof *out);
     gpuimg_status st = pair_up(ctx, opt, out);
+    if (st == GPUIMG_OK)
+        st = keep_shard(ctx, opt, out);
     if (st != GPUIMG_OK) {
         gpuimg_folder_result_free(out);
         return st;
