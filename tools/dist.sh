@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # `make dist`'s packing: BINARY (built by the Makefile's dist rule) into
-# TARBALL with the man page, the bash completion, a short README
+# TARBALL (and its SHA-256 sum into TARBALL.sha256) with the man page, the bash completion, a short README
 # (docs/dist-README.md) and the copyright file of each static ARCHIVE linked
 # into it, found through the Debian package that installed the archive
 # (its -dev package's doc folder, or another package built from the same
@@ -67,4 +67,6 @@ mkdir -p "$(dirname "$tarball")"
 # one owner and mode, no timestamps of the build machine's users
 tar -C "$stage" --owner=0 --group=0 --numeric-owner -czf "$tarball.tmp" "$name"
 mv "$tarball.tmp" "$tarball"
-echo "dist: $tarball ($(du -h "$tarball" | cut -f1))"
+# beside it, for `sha256sum -c` in the folder a runner downloads both to
+(cd "$(dirname "$tarball")" && sha256sum "$(basename "$tarball")" >"$(basename "$tarball").sha256")
+echo "dist: $tarball ($(du -h "$tarball" | cut -f1)) and $tarball.sha256"

@@ -52,7 +52,7 @@ others=$(printf '%s\n' "$libs" | awk '{print $1}' | grep -v -E \
     '^(linux-vdso\.so\.1|/lib64/ld-linux-x86-64\.so\.2|ld-linux-x86-64\.so\.2|lib(c|m|pthread|dl)\.so\.[0-9]+|not|statically)$' ||
     true)
 if [ -z "$others" ]; then pass "ldd: the C library's family alone"
-else fail "ldd: other libraries: $(echo $others)"; fi
+else fail "ldd: other libraries: $(printf "%s " $others)"; fi
 newest=$(objdump -T "$bin" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -n1)
 if printf '%s\n' "$newest" 2.35 | sort -V -C; then pass "newest glibc symbol GLIBC_$newest <= GLIBC_2.35"
 else fail "a glibc symbol GLIBC_$newest is newer than Ubuntu 22.04's 2.35"; fi
@@ -81,10 +81,10 @@ printf '\0\0\0\x18ftypheic\0\0\0\0mif1heic' >"$root/ci/photo.heic"
 # not by whether the program runs: that is the test)
 if [ "$(id -u)" = 0 ]; then
     how="chroot"
-    inroot() { chroot "$root" /opt/$name/bin/gpuimg "$@"; }
+    inroot() { chroot "$root" "/opt/$name/bin/gpuimg" "$@"; }
 elif unshare -r true 2>/dev/null; then
     how="unshare -r chroot"
-    inroot() { unshare -r chroot "$root" /opt/$name/bin/gpuimg "$@"; }
+    inroot() { unshare -r chroot "$root" "/opt/$name/bin/gpuimg" "$@"; }
 else
     # weaker: ld.so still searches its default folders after these, so
     # only the ldd check above catches a library beyond the C library's
