@@ -249,7 +249,7 @@ static:
 # there: their files are built with GPUIMG_NO_HEIF/_JXL/_LCMS, whose rows
 # and functions fail saying so (`gpuimg info` lists what the build lacks).
 # The objects are $(BUILD)'s own, less those files and the CUDA ones, so
-# after `make` this compiles five files and links.
+# after `make` this compiles six files and links.
 DIST_SWAP   = src/io/heif.c src/io/jxl.c src/io/io.c src/core/cms.c src/core/cuda_absent.c \
               src/core/dist_glibc.c
 DIST_LIB_OBJ = $(filter-out $(DIST_SWAP:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o),$(LIB_OBJ)) \
