@@ -80,7 +80,7 @@ GPUIMG = $(BUILD)/gpuimg
 SUITE  = $(BUILD)/check_gpuimg
 
 .PHONY: all test test-unit test-sanitize test-tsan test-valgrind test-install test-report test-photo golden static \
-        test-formats \
+        test-formats dist test-dist \
         bench install clean fuzz fuzz-run
 
 all: $(GPUIMG)
@@ -133,7 +133,7 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats
+test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats test-dist
 
 # ThreadSanitizer over the suites that drive the CPU backend's threads: every
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
@@ -238,6 +238,44 @@ static:
 	$(MAKE) BUILD=build-static STATIC=1 all build-static/check_gpuimg build-static/codec_bench \
 	    build-static/cpu_ops build-static/colour_bench
 
+# `make dist`: dist/gpuimg-VERSION-linux-x86_64.tar.gz, the program for CI
+# runners (README's CI section; tools/dist.sh packs it). The CPU backend
+# alone (no CUDA in it), every library Debian 12 has a static archive of
+# linked in, libstdc++ and libgcc too (Lerc, in libtiff, is C++), and only
+# the C library's family linked shared: a fully static glibc would break
+# its own NSS and iconv, and its 2.35-era symbols (tests/dist/check.sh
+# holds the binary to GLIBC_2.35, Ubuntu 22.04's) run on Debian 12 and
+# Ubuntu 22.04/24.04. libheif, libjxl and LittleCMS have no static archives
+# there: their files are built with GPUIMG_NO_HEIF/_JXL/_LCMS, whose rows
+# and functions fail saying so (`gpuimg info` lists what the build lacks).
+# The objects are $(BUILD)'s own, less those files and the CUDA ones, so
+# after `make` this compiles six files and links.
+DIST_SWAP   = src/io/heif.c src/io/jxl.c src/io/io.c src/core/cms.c src/core/cuda_absent.c \
+              src/core/dist_glibc.c
+DIST_LIB_OBJ = $(filter-out $(DIST_SWAP:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o),$(LIB_OBJ)) \
+               $(DIST_SWAP:%.c=$(BUILD)/dist/%.o)
+DIST_ARCHIVES = $(patsubst %,/usr/lib/x86_64-linux-gnu/lib%.a,tiff turbojpeg webpmux webp Lerc \
+                jbig zstd lzma deflate stb png16 z)
+DIST_NAME = gpuimg-$(VERSION)-linux-x86_64
+DIST_TAR  = dist/$(DIST_NAME).tar.gz
+
+$(BUILD)/dist/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DGPUIMG_DIST -DGPUIMG_NO_HEIF -DGPUIMG_NO_JXL -DGPUIMG_NO_LCMS $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/dist/gpuimg: $(CLI_OBJ) $(DIST_LIB_OBJ)
+	$(CXX) -o $@ $^ $(DIST_ARCHIVES) -static-libstdc++ -static-libgcc -lm -lpthread -s
+
+dist: $(BUILD)/dist/gpuimg
+	bash tools/dist.sh $(BUILD)/dist/gpuimg $(VERSION) $(DIST_TAR) $(DIST_ARCHIVES) \
+	    $(shell $(CXX) -print-file-name=libstdc++.a) $(shell $(CXX) -print-file-name=libgcc_eh.a)
+
+# The tarball's program on its own: ldd, its newest GLIBC symbol, and the
+# README's CI example run in a root that holds only the C library
+# (tests/dist/check.sh).
+test-dist: dist
+	bash tests/dist/check.sh $(DIST_TAR)
+
 # The colour kernel against the copy bandwidth on the GPU (no NPP: built
 # here, run there by bench/colour_device.sh).
 $(BUILD)/colour_bench: bench/colour_bench.cu $(BUILD)/libgpuimg.a
@@ -295,6 +333,6 @@ test-formats: $(GPUIMG)
 	else echo "SKIP: format cross-checks (no numpy or Pillow in /usr/bin/python3)"; fi
 
 clean:
-	rm -rf build build-sanitize build-tsan build-static build-valgrind build-fuzz build-fuzz-static
+	rm -rf build build-sanitize build-tsan build-static build-valgrind build-fuzz build-fuzz-static dist
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(DIST_SWAP:%.c=$(BUILD)/dist/%.d)

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <lcms2.h>
-
 #include "core/backend.h"
 #include "core/cms.h"
+
+#ifndef GPUIMG_NO_LCMS
+#include <lcms2.h>
 
 int gpuimg__cms_channels(const uint8_t *icc, size_t len)
 {
@@ -337,3 +338,61 @@ const char *gpuimg__cms_version(void)
     snprintf(text, sizeof text, "%d.%d", v / 1000, v / 10 % 100);
     return text;
 }
+
+#else /* GPUIMG_NO_LCMS: a build without LittleCMS (make dist). A CMYK JPEG                        \
+       * or TIFF is then inverted naively (the callers' fallback for a                             \
+       * profile LittleCMS cannot use), and `colour` fails saying why. */
+
+static const char no_lcms[] = "this build of gpuimg has no colour management (no LittleCMS)";
+
+int gpuimg__cms_channels(const uint8_t *icc, size_t len)
+{
+    (void)icc, (void)len;
+    return 0;
+}
+
+void *gpuimg__cms_cmyk_to_srgb(const uint8_t *icc, size_t len, int inverted, int depth)
+{
+    (void)icc, (void)len, (void)inverted, (void)depth;
+    return NULL;
+}
+
+void gpuimg__cms_rows(void *transform, const void *in, void *out, size_t n)
+{
+    (void)transform, (void)in, (void)out, (void)n; /* never called: no transform is made */
+}
+
+void gpuimg__cms_free(void *transform)
+{
+    (void)transform;
+}
+
+int gpuimg__cms_target(const char *to, uint8_t **icc, size_t *len, char *why, size_t why_len)
+{
+    *icc = NULL;
+    *len = 0;
+    snprintf(why, why_len, "%s: %s", to, no_lcms);
+    return -1;
+}
+
+int gpuimg__cms_convert(const uint8_t *src, size_t src_len, const uint8_t *dst, size_t dst_len,
+                        int intent, int gray, gpuimg__cms_conversion *out, char *why,
+                        size_t why_len)
+{
+    (void)src, (void)src_len, (void)dst, (void)dst_len, (void)intent, (void)gray;
+    memset(out, 0, sizeof *out);
+    snprintf(why, why_len, "%s", no_lcms);
+    return -1;
+}
+
+void gpuimg__cms_conversion_free(gpuimg__cms_conversion *c)
+{
+    (void)c;
+}
+
+const char *gpuimg__cms_version(void)
+{
+    return NULL;
+}
+
+#endif

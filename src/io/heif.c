@@ -25,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef GPUIMG_NO_HEIF
 #include <libheif/heif.h>
+#endif
 
 #include "io/formats.h"
 #include "io/io.h"
@@ -67,6 +69,8 @@ static int is_avif(const uint8_t *d, size_t n)
 {
     return kind_of(d, n) == 2;
 }
+
+#ifndef GPUIMG_NO_HEIF
 
 /* ---- reading ---- */
 
@@ -721,6 +725,47 @@ static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_f
                             strerror(errno ? errno : EIO));
     return gpuimg__fail(ctx, GPUIMG_ERR_IO, "%s: cannot write %s (libheif: %s)", name, what, msg);
 }
+
+#else /* GPUIMG_NO_HEIF: a build without libheif (make dist). The rows                             \
+       * stay, so that a HEIC or AVIF is still recognised and named, and                           \
+       * every read or write of one fails saying why. */
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *d, size_t n,
+                           gpuimg_file_info *out)
+{
+    (void)out;
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                        "%s: this build of gpuimg has no HEIF support (no libheif): %s cannot "
+                        "be read",
+                        name, kind_of(d, n) == 2 ? "AVIF" : "HEIC");
+}
+
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                            gpuimg_image *out)
+{
+    (void)out;
+    return probe(ctx, name, data, size, NULL);
+}
+
+static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                            const gpuimg_image *img)
+{
+    (void)f, (void)img;
+    return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT,
+                        "%s: this build of gpuimg has no HEIF support (no libheif): %s cannot "
+                        "be written",
+                        name, format == GPUIMG_FORMAT_AVIF ? "AVIF" : "HEIC");
+}
+
+/* nothing read: the decoder says why */
+static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
+                     gpuimg_metadata *m)
+{
+    (void)notes, (void)data, (void)size, (void)m;
+    return 1;
+}
+
+#endif
 
 const gpuimg__format gpuimg__format_heic = {
     .name = "heic",

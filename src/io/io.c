@@ -11,8 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifndef GPUIMG_NO_JXL
 #include <jxl/decode.h>
+#endif
+#ifndef GPUIMG_NO_HEIF
 #include <libheif/heif.h>
+#endif
 #include <png.h>
 #include <zlib.h>
 
@@ -393,14 +397,45 @@ gpuimg_status gpuimg__save(gpuimg_ctx *ctx, const char *path, gpuimg_format form
     return st;
 }
 
+/* The libraries make dist leaves out (GPUIMG_NO_HEIF, _JXL, _LCMS: Debian
+ * ships no static archives of them), for `info` to name. */
+#ifdef GPUIMG_NO_HEIF
+#define HEIF_ABSENT ", libheif (HEIC, HEIF and AVIF)"
+#else
+#define HEIF_ABSENT ""
+#endif
+#ifdef GPUIMG_NO_JXL
+#define JXL_ABSENT ", libjxl (JPEG XL)"
+#else
+#define JXL_ABSENT ""
+#endif
+#ifdef GPUIMG_NO_LCMS
+#define LCMS_ABSENT ", LittleCMS (colour; CMYK files are inverted without their profile)"
+#else
+#define LCMS_ABSENT ""
+#endif
+
 const char *gpuimg_codec_versions(void)
 {
-    static char text[320];
+    static char text[512];
+    size_t at = (size_t)snprintf(text, sizeof text,
+                                 "libpng %s, zlib %s, libdeflate, libjpeg-turbo, libtiff, libwebp",
+                                 png_get_libpng_ver(NULL), zlibVersion());
+#ifndef GPUIMG_NO_HEIF
+    at += (size_t)snprintf(text + at, sizeof text - at, ", libheif %s", heif_get_version());
+#endif
+#ifndef GPUIMG_NO_JXL
     uint32_t jxl = JxlDecoderVersion();
-    snprintf(text, sizeof text,
-             "libpng %s, zlib %s, libdeflate, libjpeg-turbo, libtiff, libwebp, libheif %s, "
-             "libjxl %u.%u.%u, LittleCMS %s, stb_image (TGA) and stb_image_write (Debian libstb)",
-             png_get_libpng_ver(NULL), zlibVersion(), heif_get_version(), jxl / 1000000,
-             jxl / 1000 % 1000, jxl % 1000, gpuimg__cms_version());
+    at += (size_t)snprintf(text + at, sizeof text - at, ", libjxl %u.%u.%u", jxl / 1000000,
+                           jxl / 1000 % 1000, jxl % 1000);
+#endif
+#ifndef GPUIMG_NO_LCMS
+    at += (size_t)snprintf(text + at, sizeof text - at, ", LittleCMS %s", gpuimg__cms_version());
+#endif
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           ", stb_image (TGA) and stb_image_write (Debian libstb)");
+    static const char absent[] = HEIF_ABSENT JXL_ABSENT LCMS_ABSENT;
+    if (absent[0]) /* past the first ", " */
+        snprintf(text + at, sizeof text - at, "; not in this build: %s", absent + 2);
     return text;
 }

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef GPUIMG_NO_JXL
 #include <jxl/decode.h>
 #include <jxl/encode.h>
 #include <jxl/thread_parallel_runner.h>
+#endif
 
 #include "io/formats.h"
 #include "io/io.h"
@@ -34,6 +36,8 @@ static int is_jxl(const uint8_t *data, size_t size)
            (size >= sizeof container_signature &&
             memcmp(data, container_signature, sizeof container_signature) == 0);
 }
+
+#ifndef GPUIMG_NO_JXL
 
 /* The boxes' contents are bounded as gpuimg__meta_inflate bounds zlib's:
  * a Brotli box of a few bytes may claim gigabytes. */
@@ -494,6 +498,47 @@ static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_f
         gpuimg_image_free(&copy);
     return st;
 }
+
+#else /* GPUIMG_NO_JXL: a build without libjxl (make dist). The row stays,                         \
+       * so that a JPEG XL is still recognised and named, and every read or                        \
+       * write of one fails saying why. */
+
+static gpuimg_status probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data, size_t size,
+                           gpuimg_file_info *out)
+{
+    (void)data, (void)size, (void)out;
+    return gpuimg__fail(ctx, GPUIMG_ERR_DECODE,
+                        "%s: this build of gpuimg has no JPEG XL support (no libjxl): it cannot "
+                        "be read",
+                        name);
+}
+
+static gpuimg_status decode(gpuimg_ctx *ctx, const uint8_t *data, size_t size, const char *name,
+                            gpuimg_image *out)
+{
+    (void)out;
+    return probe(ctx, name, data, size, NULL);
+}
+
+static gpuimg_status encode(gpuimg_ctx *ctx, FILE *f, const char *name, gpuimg_format format,
+                            const gpuimg_image *img)
+{
+    (void)f, (void)format, (void)img;
+    return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT,
+                        "%s: this build of gpuimg has no JPEG XL support (no libjxl): it cannot "
+                        "be written",
+                        name);
+}
+
+/* nothing read: the decoder says why */
+static int meta_read(gpuimg__meta_notes *notes, const uint8_t *data, size_t size,
+                     gpuimg_metadata *m)
+{
+    (void)notes, (void)data, (void)size, (void)m;
+    return 1;
+}
+
+#endif
 
 const gpuimg__format gpuimg__format_jxl = {
     .name = "jxl",
