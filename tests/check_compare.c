@@ -502,6 +502,170 @@ START_TEST(interrupted_update_leaves_goldens_whole)
 }
 END_TEST
 
+/* A workflow command's text as GitHub's runner reads it back (%25, %0D,
+ * %0A, and in a property %3A and %2C). */
+static void unescape_command(const char *s, size_t len, char *out, size_t cap)
+{
+    static const char *const codes[][2] = {
+        {"%25", "%"}, {"%0D", "\r"}, {"%0A", "\n"}, {"%3A", ":"}, {"%2C", ","}};
+    size_t n = 0;
+    for (size_t i = 0; i < len && n + 1 < cap; n++) {
+        int done = 0;
+        for (int k = 0; k < 5 && !done; k++)
+            if (len - i >= 3 && strncmp(s + i, codes[k][0], 3) == 0) {
+                out[n] = codes[k][1][0];
+                i += 3;
+                done = 1;
+            }
+        if (!done)
+            out[n] = s[i++];
+    }
+    out[n] = '\0';
+}
+
+/* The "::error" lines of out, parsed: file property and message. */
+static int annotations(const char *out, char file[][512], char message[][512], int max)
+{
+    int n = 0;
+    for (const char *line = out; line && *line; line = strchr(line, '\n'), line += line != NULL) {
+        if (strncmp(line, "::error ", 8) != 0)
+            continue;
+        ck_assert_int_lt(n, max);
+        const char *end = strchr(line, '\n'), *props = line + 8;
+        const char *sep = strstr(props, "::");
+        ck_assert_msg(sep && sep < end, "no message in %.*s", (int)(end - line), line);
+        const char *title = strstr(props, ",title=gpuimg compare::");
+        ck_assert_msg(title && title + strlen(",title=gpuimg compare") == sep, "properties: %.*s",
+                      (int)(end - line), line);
+        ck_assert_int_eq(strncmp(props, "file=", 5), 0);
+        unescape_command(props + 5, (size_t)(title - props - 5), file[n], 512);
+        unescape_command(sep + 2, (size_t)(end - sep - 2), message[n], 512);
+        n++;
+    }
+    return n;
+}
+
+START_TEST(github_annotations_and_summary)
+{
+    char exp[512], act[512], sum[512], want[4096], file[4][512], msg[4][512];
+    const char *tmp = tu_tmpdir();
+    snprintf(exp, sizeof exp, "%s/e", tmp);
+    snprintf(act, sizeof act, "%s/a", tmp);
+    snprintf(sum, sizeof sum, "%s/summary.md", tmp);
+    mkdir(exp, 0777);
+    mkdir(act, 0777);
+    /* a failed pair whose name holds a property's and a cell's separators */
+    const char *odd = "v1,2:3|50%.png";
+    put(exp, "same.png", UI);
+    put(act, "same.png", UI);
+    put(exp, odd, UI);
+    put(act, odd, "inputs/ui_96x64_rgb_recolor.png");
+    put(act, "new.png", UI);
+    tu_write_file(sum, "earlier step\n", 13);
+    setenv("GITHUB_ACTIONS", "true", 1);
+    setenv("GITHUB_STEP_SUMMARY", sum, 1);
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act), 1);
+    /* the raw line, escaped as GitHub's rules say */
+    snprintf(
+        want, sizeof want,
+        "\n::error file=%s/v1%%2C2%%3A3|50%%25.png,title=gpuimg compare::failed: differing 336 "
+        "pixels (5.469%%25) > 0\n",
+        act);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    ck_assert_int_eq(annotations(out, file, msg, 4), 2); /* new and failed; same is not */
+    snprintf(want, sizeof want, "%s/new.png", act);
+    ck_assert_str_eq(file[0], want);
+    snprintf(want, sizeof want, "new: no golden %s/new.png", exp);
+    ck_assert_str_eq(msg[0], want);
+    snprintf(want, sizeof want, "%s/%s", act, odd);
+    ck_assert_str_eq(file[1], want);
+    ck_assert_str_eq(msg[1], "failed: differing 336 pixels (5.469%) > 0");
+    /* the annotations come before the summary line */
+    ck_assert_ptr_nonnull(strstr(out, "> 0\n3 pairs: 1 identical, 0 passed, 1 failed"));
+    free(out);
+    free(err);
+    /* the summary: appended after what was there, a table of the pairs that
+     * are not identical, the failing ones first */
+    char *md = tu_read_file(sum, NULL);
+    ck_assert_ptr_nonnull(md);
+    snprintf(want, sizeof want,
+             "earlier step\n### gpuimg compare: %s (expected) and %s (actual)\n\n"
+             "3 pairs: 1 identical, 0 passed, 1 failed, 0 size, 0 missing, 1 new, 0 error\n\n"
+             "| status | path | reason | differing | max_diff |\n|---|---|---|---:|---:|\n"
+             "| new | new.png | no golden %s/new.png | | |\n"
+             "| failed | v1,2:3\\|50%%.png | differing 336 pixels (5.469%%) > 0 | 336 | 170 |\n\n",
+             exp, act, exp);
+    ck_assert_str_eq(md, want);
+    free(md);
+    /* --allow-new: the new pair no longer fails, so no annotation, but it
+     * differs, so it has a row (after the failing one) */
+    tu_write_file(sum, "", 0);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--allow-new"), 1);
+    ck_assert_int_eq(annotations(out, file, msg, 4), 1);
+    free(out);
+    free(err);
+    md = tu_read_file(sum, NULL);
+    const char *f = strstr(md, "| failed |"), *n = strstr(md, "| new |");
+    ck_assert_msg(f && n && f < n, "%s", md);
+    free(md);
+    /* --json: standard output stays one JSON document, the annotations go
+     * to standard error (the runner reads commands from both) */
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--json"), 1);
+    ck_assert_int_eq(out[0], '{');
+    ck_assert_ptr_null(strstr(out, "::error"));
+    ck_assert_int_eq(annotations(err, file, msg, 4), 2);
+    free(out);
+    free(err);
+    /* a summary that cannot be written is a report that cannot: exit 3 */
+    snprintf(want, sizeof want, "%s/no/such/folder.md", tmp);
+    setenv("GITHUB_STEP_SUMMARY", want, 1);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act), 3);
+    ck_assert_ptr_nonnull(strstr(err, "GITHUB_STEP_SUMMARY"));
+    free(out);
+    free(err);
+    /* --github alone, outside Actions: the annotations, and no summary
+     * without GITHUB_STEP_SUMMARY */
+    unsetenv("GITHUB_ACTIONS");
+    unsetenv("GITHUB_STEP_SUMMARY");
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--github"), 1);
+    ck_assert_int_eq(annotations(out, file, msg, 4), 2);
+    free(out);
+    free(err);
+    /* neither: no annotation; GITHUB_ACTIONS other than "true" neither */
+    setenv("GITHUB_ACTIONS", "false", 1);
+    setenv("GITHUB_STEP_SUMMARY", sum, 1);
+    tu_write_file(sum, "", 0);
+    ck_assert_int_eq(RUN(&out, &err, "compare", exp, act), 1);
+    ck_assert_ptr_null(strstr(out, "::error"));
+    free(out);
+    free(err);
+    md = tu_read_file(sum, NULL);
+    ck_assert_str_eq(md, "");
+    free(md);
+    /* one pair: one line when it fails, none when it passes */
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/%s", exp, odd);
+    snprintf(b, sizeof b, "%s/%s", act, odd);
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, b, "--github"), 1);
+    ck_assert_int_eq(annotations(out, file, msg, 4), 1);
+    ck_assert_str_eq(file[0], b);
+    ck_assert_str_eq(msg[0], "failed: differing 336 pixels (5.469%) > 0");
+    free(out);
+    free(err);
+    md = tu_read_file(sum, NULL); /* its row names the actual */
+    snprintf(want, sizeof want, "\n| failed | %s/v1,2:3\\|50%%.png | differing 336", act);
+    ck_assert_msg(strstr(md, want) != NULL, "%s", md);
+    free(md);
+    ck_assert_int_eq(RUN(&out, &err, "compare", a, a, "--github"), 0);
+    ck_assert_ptr_null(strstr(out, "::error"));
+    free(out);
+    free(err);
+    unsetenv("GITHUB_ACTIONS");
+    unsetenv("GITHUB_STEP_SUMMARY");
+}
+END_TEST
+
 Suite *compare_suite(void)
 {
     Suite *s = suite_create("compare");
@@ -512,6 +676,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, limits_and_one_pair_json);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, interrupted_update_leaves_goldens_whole);
+    tcase_add_test(tc, github_annotations_and_summary);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -35,7 +35,8 @@ enum {
     OPT_JUNIT,
     OPT_UPDATE,
     OPT_PRUNE,
-    OPT_JOBS
+    OPT_JOBS,
+    OPT_GITHUB
 };
 
 #define MAX_IGNORE 64
@@ -44,7 +45,7 @@ struct compare_opts {
     compare_settings s;
     gpuimg_rect ignore[MAX_IGNORE];
     const char *diff, *report, *junit;
-    int json, want_ssim, recursive, allow_new, allow_empty, update, prune, jobs;
+    int json, want_ssim, recursive, allow_new, allow_empty, update, prune, jobs, github;
 };
 
 static void compare_help(void)
@@ -79,6 +80,10 @@ static void compare_help(void)
            "  --diff PNG           A's luma at one-third contrast: counted pixels red,\n"
            "                       forgiven yellow, ignored dark blue (one pair)\n"
            "  --json               one JSON document instead of text\n"
+           "  --github             GitHub Actions: an ::error annotation per failing pair\n"
+           "                       (on stderr with --json), a table appended to\n"
+           "                       $GITHUB_STEP_SUMMARY (default: on when\n"
+           "                       GITHUB_ACTIONS=true)\n"
            "folders:\n"
            "  --recursive          descend into subfolders\n"
            "  --allow-new          an actual with no golden does not fail\n"
@@ -188,6 +193,7 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     case OPT_ALLOW_EMPTY: o->allow_empty = 1; break;
     case OPT_UPDATE: o->update = 1; break;
     case OPT_PRUNE: o->prune = 1; break;
+    case OPT_GITHUB: o->github = 1; break;
     case OPT_MASK: o->s.mask = arg; break;
     case OPT_FUZZ:
         if ((rc = cli_whole_number(c, "fuzz", arg, 0, 65535, &v)) < 0)
@@ -260,6 +266,26 @@ static void settle_ssim(struct compare_opts *o)
     o->s.opt.ignore = o->ignore;
 }
 
+/* --github for one pair: its annotation when it fails (on stderr when
+ * standard output is a JSON document: GitHub reads workflow commands from
+ * both), and the job summary; EXIT_IO when the summary cannot be written. */
+static int github_two(cli *c, const struct compare_opts *o, gpuimg_pair *p, int rc)
+{
+    if (!o->github)
+        return rc;
+    if (compare_pair_fails(p->status, 0))
+        compare_github_annotation(o->json ? stderr : stdout, p);
+    fflush(stdout);
+    gpuimg_folder_result one = {.pairs = p, .npairs = 1};
+    one.count[p->status] = 1;
+    if (compare_github_summary(&one, p->expected, p->actual, 0) != 0) {
+        cli_error(c, "GITHUB_STEP_SUMMARY: %s: cannot append: %s", getenv("GITHUB_STEP_SUMMARY"),
+                  strerror(errno));
+        return EXIT_IO;
+    }
+    return rc;
+}
+
 static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const char *b_path)
 {
     gpuimg_pair p = {.expected = (char *)a_path, .actual = (char *)b_path};
@@ -283,15 +309,15 @@ static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const
     gpuimg_image_free(&a);
     gpuimg_image_free(&b);
     if (st != GPUIMG_OK) {
-        if (!o->json)
-            return cli_fail(c, st);
-        /* a record even for an unreadable file: scripts read one shape */
         p.status = GPUIMG_PAIR_ERROR;
         snprintf(p.reason, sizeof p.reason, "%s", gpuimg_ctx_error(c->ctx));
+        if (!o->json)
+            return github_two(c, o, &p, cli_fail(c, st));
+        /* a record even for an unreadable file: scripts read one shape */
         compare_json_record(stdout, &p, &o->s, 1);
         fputc('\n', stdout);
         cli_fail(c, st);
-        return cli_exit_code(st);
+        return github_two(c, o, &p, cli_exit_code(st));
     }
     p.failed = gpuimg_compare_check(&p.result, &o->s.lim, p.reason, sizeof p.reason);
     if (p.result.size_differs) {
@@ -314,7 +340,9 @@ static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const
     if (o->s.lim.has_min_ssim && !p.result.has_ssim && !p.result.size_differs && !c->quiet)
         fprintf(stderr, "gpuimg: compare: ssim is n/a (a side is under 11 pixels, or every "
                         "pixel ignored); --min-ssim not applied\n");
-    return p.status == GPUIMG_PAIR_FAILED || p.status == GPUIMG_PAIR_SIZE ? EXIT_DIFFERS : 0;
+    return github_two(c, o, &p,
+                      p.status == GPUIMG_PAIR_FAILED || p.status == GPUIMG_PAIR_SIZE ? EXIT_DIFFERS
+                                                                                     : 0);
 }
 
 int compare_folders(cli *c, struct compare_opts *o, const char *expected, const char *actual);
@@ -349,6 +377,7 @@ int cmd_compare(cli *c, int argc, char **argv)
         {"update", no_argument, NULL, OPT_UPDATE},
         {"prune", no_argument, NULL, OPT_PRUNE},
         {"jobs", required_argument, NULL, OPT_JOBS},
+        {"github", no_argument, NULL, OPT_GITHUB},
     };
     struct compare_opts o;
     memset(&o, 0, sizeof o);
@@ -369,6 +398,7 @@ int cmd_compare(cli *c, int argc, char **argv)
         return EXIT_USAGE;
     }
     settle_ssim(&o);
+    o.github = compare_github_on(o.github);
     int folders = is_folder(pos[0]) && is_folder(pos[1]);
     if (!folders && (is_folder(pos[0]) || is_folder(pos[1]))) {
         cli_error(c, "%s: compare takes two images or two folders, not one of each",
@@ -496,7 +526,18 @@ int compare_folders(cli *c, struct compare_opts *o, const char *expected, const 
                        reason[0] ? ": " : "", reason);
             }
         }
+    }
+    if (o->github)
+        for (size_t i = 0; i < res.npairs; i++)
+            if (compare_pair_fails(res.pairs[i].status, o->allow_new))
+                compare_github_annotation(o->json ? stderr : stdout, &res.pairs[i]);
+    if (!o->json)
         print_summary(&res, updated, pruned, o->update);
+    fflush(stdout);
+    if (o->github && compare_github_summary(&res, expected, actual, o->allow_new) != 0) {
+        cli_error(c, "GITHUB_STEP_SUMMARY: %s: cannot append: %s", getenv("GITHUB_STEP_SUMMARY"),
+                  strerror(errno));
+        io_failed = 1;
     }
     /* No pair is no pass (SPEC §7): goldens in subfolders without
      * --recursive, or a wrong folder, must not make a green CI. */

@@ -39,6 +39,18 @@ void compare_report_free(compare_report *r);
 int compare_junit(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res,
                   int allow_new);
 
+/* GitHub Actions (compare_github.c): on when flag (--github) is set or
+ * GITHUB_ACTIONS is "true". One `::error file=ACTUAL,title=gpuimg
+ * compare::STATUS: REASON` line for a failing pair, escaped as workflow
+ * commands are. The summary appends a Markdown section (the counts, a
+ * table of the pairs that are not identical, failing ones first, at most
+ * 200 rows) to the file GITHUB_STEP_SUMMARY names: 0 (also when it names
+ * none), or -1 with errno. */
+int compare_github_on(int flag);
+void compare_github_annotation(FILE *f, const gpuimg_pair *p);
+int compare_github_summary(const gpuimg_folder_result *res, const char *expected,
+                           const char *actual, int allow_new);
+
 /* 1 for the statuses that fail a run (missing and new counted apart). */
 int compare_pair_fails(gpuimg_pair_status s, int allow_new);
 

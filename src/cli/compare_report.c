@@ -6,9 +6,11 @@
  * inline, and the images it shows copied beside it under images/, named
  * after each pair's path, so the folder works from file://, offline, as a CI
  * artifact. Failing pairs come first, each with expected, actual and diff
- * side by side and a slider that wipes between expected and actual; then a
- * table of the pairs that passed. Every file is written atomically
- * (gpuimg_write_file). */
+ * side by side (one scale for a pair's images, so that sizes that differ
+ * look different), a slider that wipes between expected and actual, and a
+ * 4x view of the box of the counted pixels; a click on an image shows it
+ * whole, 1:1 or larger, in an overlay. Then a table of the pairs that
+ * passed. Every file is written atomically (gpuimg_write_file). */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -166,42 +168,159 @@ static const char STYLE[] =
     ".reason{font-family:monospace;color:#a00}"
     ".imgs{display:flex;gap:1em;flex-wrap:wrap;align-items:flex-start}"
     "figure{margin:0}figcaption{font-size:.85em;color:#555}"
-    "figure img{max-width:360px;image-rendering:pixelated;border:1px solid #ccc;display:block}"
+    "figure img{max-width:320px;image-rendering:pixelated;border:1px solid #ccc;display:block}"
+    "img.z{cursor:zoom-in}h3{font-size:1em;font-weight:normal;margin:.8em 0 .3em}"
+    ".crop{overflow:auto;border:1px solid #ccc}.box{position:relative;overflow:hidden}"
+    ".box img{position:absolute;max-width:none;border:0}"
     ".wipe{position:relative;display:inline-block;line-height:0;border:1px solid #ccc}"
-    ".wipe img{max-width:360px;display:block;image-rendering:pixelated}"
+    ".wipe img{max-width:320px;display:block;image-rendering:pixelated}"
     ".wipe .top{position:absolute;left:0;top:0;overflow:hidden;height:100%;width:50%}"
     ".wipe .top img{max-width:none}"
     "table{border-collapse:collapse}td,th{padding:2px 10px;text-align:left;"
     "border-bottom:1px solid #eee}td.n{text-align:right;font-family:monospace}"
-    ".none{color:#888;font-style:italic}";
+    ".none{color:#888;font-style:italic}"
+    "#zoom{display:none;position:fixed;inset:0;z-index:9;background:#222;color:#eee;"
+    "flex-direction:column}#zoom.open{display:flex}"
+    "#zoom .bar{display:flex;flex-wrap:wrap;gap:.4em;align-items:center;padding:.5em 1em}"
+    "#zoom button.on{background:#fd6;font-weight:bold}#zoom .name{margin:0 1em}"
+    "#zoom .view{flex:1;overflow:auto}#zoom .view img{display:block;image-rendering:pixelated}";
 
-/* Sizes the top image of each wipe to the bottom one's shown width, and
- * moves its edge with the slider; once loaded, the body counts the images
- * that loaded and those that did not (data-images-loaded, -broken: the
- * tests read them from a headless browser). No other script, no request. */
+/* The page's script, small and without requests. Wipes: the top image as
+ * wide as the bottom one, its edge moved by the slider. Zoom: a click on an
+ * image (class z) shows it whole in #zoom, at the largest whole scale (1 to
+ * 8) that fits the window's width, with buttons for the scale (fit, 1:1,
+ * 2x, 4x, 8x) and for the pair's other images, shown at the same place and
+ * scale so that switching between them blinks the difference; the arrow
+ * keys switch, Esc closes; a click on a 4x crop scrolls to its box. Once
+ * loaded, the body counts the images that loaded and those that did not
+ * (data-images-loaded, -broken) and each zoomable image records the size it
+ * is drawn at (data-shown, WxH): the tests read them from a headless
+ * browser; index.html#zoom=N opens the Nth zoomable image, for them too. */
 static const char SCRIPT[] =
-    "document.querySelectorAll('.wipe').forEach(function(w){"
-    "var top=w.querySelector('.top'),ti=top.querySelector('img'),bi=w.querySelector('.bottom'),"
-    "r=w.parentNode.querySelector('input');"
-    "function fit(){ti.style.width=bi.clientWidth+'px';}"
-    "bi.addEventListener('load',fit);fit();"
-    "r.addEventListener('input',function(){top.style.width=r.value+'%';});});"
-    "window.addEventListener('load',function(){var ok=0,bad=0;"
-    "document.querySelectorAll('img').forEach(function(i){"
-    "if(i.complete&&i.naturalWidth>0)ok++;else bad++;});"
-    "document.body.setAttribute('data-images-loaded',ok);"
-    "document.body.setAttribute('data-images-broken',bad);});";
+    "document.querySelectorAll('.wipe').forEach(function (w) {\n"
+    "  var top = w.querySelector('.top'), ti = top.querySelector('img'),\n"
+    "      bi = w.querySelector('.bottom'), r = w.parentNode.querySelector('input');\n"
+    "  function fit() { ti.style.width = bi.clientWidth + 'px'; }\n"
+    "  bi.addEventListener('load', fit); fit();\n"
+    "  r.addEventListener('input', function () { top.style.width = r.value + '%'; });\n"
+    "});\n"
+    "var zoom = document.getElementById('zoom'), view = zoom.querySelector('.view'),\n"
+    "    big = view.querySelector('img'), roles = zoom.querySelector('.roles'),\n"
+    "    scale = 0, shown = [], at = 0, focus = null;\n"
+    "function mark(list, on) {\n"
+    "  list.forEach(function (b, i) { b.className = on(b, i) ? 'on' : ''; });\n"
+    "}\n"
+    "function setScale(s) {\n"
+    "  var w = big.naturalWidth;\n"
+    "  scale = s;\n"
+    "  big.style.width = (s ? w * s : view.clientWidth) + 'px';\n"
+    "  zoom.setAttribute('data-scale', s ? s : 'fit');\n"
+    "  mark(zoom.querySelectorAll('[data-s]'), function (b) { return +b.dataset.s === s; });\n"
+    "  if (focus && s) { view.scrollLeft = focus[0] * s - 40; view.scrollTop = focus[1] * s - 40; "
+    "}\n"
+    "}\n"
+    "function show(i) {\n"
+    "  at = (i + shown.length) % shown.length;\n"
+    "  mark(roles.querySelectorAll('button'), function (b, k) { return k === at; });\n"
+    "  zoom.querySelector('.name').textContent = shown[at].alt;\n"
+    "  function ready() {\n"
+    "    /* the pair's widest image fits: a size mismatch keeps one scale */\n"
+    "    var w = Math.max.apply(null, shown.map(function (s) { return s.naturalWidth; }));\n"
+    "    var fits = Math.floor(view.clientWidth / Math.max(w, big.naturalWidth));\n"
+    "    setScale(scale || Math.max(1, Math.min(8, fits)));\n"
+    "    focus = null;\n"
+    "  }\n"
+    "  if (big.src === shown[at].src && big.complete) ready();\n"
+    "  else { big.onload = ready; big.src = shown[at].src; }\n"
+    "}\n"
+    "function openZoom(img) {\n"
+    "  var pair = img.closest('.pair');\n"
+    "  shown = Array.prototype.slice.call(pair.querySelectorAll('img.full'));\n"
+    "  roles.textContent = '';\n"
+    "  shown.forEach(function (s, i) {\n"
+    "    var b = document.createElement('button');\n"
+    "    b.textContent = s.alt.split(':')[0];\n"
+    "    b.onclick = function () { show(i); };\n"
+    "    roles.appendChild(b);\n"
+    "  });\n"
+    "  focus = img.dataset.x ? [+img.dataset.x, +img.dataset.y] : null;\n"
+    "  scale = 0;\n"
+    "  zoom.className = 'open';\n"
+    "  document.body.style.overflow = 'hidden'; /* only the overlay scrolls */\n"
+    "  show(Math.max(0, shown.findIndex(function (s) { return s.src === img.src; })));\n"
+    "}\n"
+    "document.querySelectorAll('img.z').forEach(function (i) {\n"
+    "  i.addEventListener('click', function () { openZoom(i); });\n"
+    "});\n"
+    "zoom.querySelectorAll('[data-s]').forEach(function (b) {\n"
+    "  b.onclick = function () { setScale(+b.dataset.s); };\n"
+    "});\n"
+    "function closeZoom() { zoom.className = ''; document.body.style.overflow = ''; }\n"
+    "zoom.querySelector('.close').onclick = closeZoom;\n"
+    "document.addEventListener('keydown', function (e) {\n"
+    "  if (zoom.className !== 'open') return;\n"
+    "  if (e.key === 'Escape') closeZoom();\n"
+    "  if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') show(at + (e.key === 'ArrowRight' ? 1 "
+    ": -1));\n"
+    "});\n"
+    "window.addEventListener('load', function () {\n"
+    "  var ok = 0, bad = 0;\n"
+    "  document.querySelectorAll('img').forEach(function (i) {\n"
+    "    if (i === big) return;\n"
+    "    if (i.complete && i.naturalWidth > 0) ok++; else bad++;\n"
+    "    if (i.classList.contains('z'))\n"
+    "      i.setAttribute('data-shown', i.clientWidth + 'x' + i.clientHeight);\n"
+    "  });\n"
+    "  document.body.setAttribute('data-images-loaded', ok);\n"
+    "  document.body.setAttribute('data-images-broken', bad);\n"
+    "  var m = /zoom=(\\d+)/.exec(location.hash);\n"
+    "  if (m) openZoom(document.querySelectorAll('img.z')[+m[1]]);\n"
+    "});\n";
+
+/* The overlay the script fills when an image is clicked. */
+static const char ZOOM[] =
+    "<div id=zoom><div class=bar><span class=roles></span><span class=name></span>"
+    "<button data-s=0>fit</button><button data-s=1>1:1</button><button data-s=2>2&times;</button>"
+    "<button data-s=4>4&times;</button><button data-s=8>8&times;</button>"
+    "<button class=close>close (Esc)</button></div><div class=view><img alt=\"\"></div></div>\n";
+
+/* How a pair's images are drawn: one scale for all of them, from the larger
+ * width, so that a size mismatch shows as one; an image wider than SHOW is
+ * scaled down to it, a smaller one up by a whole factor (at most 4, pixels
+ * kept square by image-rendering: pixelated) so that small renders are not
+ * thumbnails. 0 when no size is known (a missing pair): CSS's max-width. */
+#define SHOW 320
+static double pair_scale(const gpuimg_pair *p)
+{
+    int w = p->expected_width > p->actual_width ? p->expected_width : p->actual_width;
+    int h = p->expected_height > p->actual_height ? p->expected_height : p->actual_height;
+    if (w <= 0 || h <= 0)
+        return 0;
+    if (w > SHOW)
+        return (double)SHOW / w;
+    int s = SHOW / (w > h ? w : h);
+    return s < 1 ? 1 : s > 4 ? 4 : s;
+}
+
+/* The inline size of an image w x h drawn at scale (none when 0). */
+static void shown_size(FILE *f, int w, int h, double scale)
+{
+    if (scale > 0 && w > 0 && h > 0)
+        fprintf(f, " style=\"width:%.0fpx;height:%.0fpx\"", w * scale, h * scale);
+}
 
 static void html_figure(FILE *f, compare_report *r, const gpuimg_pair *p, const char *role,
-                        const char *ext, const char *caption, int present)
+                        const char *ext, const char *caption, int present, int w, int h)
 {
     char name[160];
     image_name(p, role, ext, name, sizeof name);
     fprintf(f, "<figure>");
     if (present) {
-        fprintf(f, "<img src=\"images/");
+        fprintf(f, "<img class=\"z full\" src=\"images/");
         markup(f, name);
-        fprintf(f, "\" alt=\"%s\">", caption);
+        fprintf(f, "\" alt=\"%s\"", caption);
+        shown_size(f, w, h, pair_scale(p));
+        fprintf(f, ">");
     } else {
         fprintf(f, "<div class=\"none\">none</div>");
     }
@@ -229,6 +348,46 @@ static void html_figures_row(FILE *f, const gpuimg_pair *p)
     fprintf(f, "</table>");
 }
 
+/* The counted pixels' box, padded by BOX_PAD and clamped to the image, at
+ * 4x: expected, actual and diff cropped by CSS (a box with overflow hidden,
+ * the whole image scaled and moved inside it), so no other file is written.
+ * A box whose 4x exceeds BOX_VIEW is drawn at the largest whole scale that
+ * fits, never below 1x; past BOX_VIEW at 1x its view scrolls. */
+#define BOX_PAD 8
+#define BOX_VIEW 800
+static void html_box(FILE *f, const gpuimg_pair *p)
+{
+    const gpuimg_compare_result *x = &p->result;
+    int w = x->width, h = x->height;
+    int x0 = x->bbox.x - BOX_PAD < 0 ? 0 : x->bbox.x - BOX_PAD;
+    int y0 = x->bbox.y - BOX_PAD < 0 ? 0 : x->bbox.y - BOX_PAD;
+    int x1 = x->bbox.x + x->bbox.width + BOX_PAD, y1 = x->bbox.y + x->bbox.height + BOX_PAD;
+    int bw = (x1 > w ? w : x1) - x0, bh = (y1 > h ? h : y1) - y0, s = 4;
+    while (s > 1 && (bw * s > BOX_VIEW || bh * s > BOX_VIEW))
+        s--;
+    fprintf(f,
+            "<h3>The counted pixels: box %d,%d %dx%d, shown with %d pixels around it at "
+            "%d&times;%s (click for the whole image)</h3><div class=imgs>",
+            x->bbox.x, x->bbox.y, x->bbox.width, x->bbox.height, BOX_PAD, s,
+            bw > BOX_VIEW || bh > BOX_VIEW ? ", scroll for the rest" : "");
+    static const char *const role[3] = {"expected", "actual", "diff"};
+    for (int k = 0; k < 3; k++) {
+        char name[160];
+        image_name(p, role[k], k == 2 ? "png" : extension(k ? p->actual : p->expected), name,
+                   sizeof name);
+        fprintf(f,
+                "<figure><div class=crop style=\"max-width:%dpx;max-height:%dpx\">"
+                "<div class=box style=\"width:%dpx;height:%dpx\"><img class=z src=\"images/",
+                BOX_VIEW, BOX_VIEW, bw * s, bh * s);
+        markup(f, name);
+        fprintf(f,
+                "\" alt=\"%s, %d&times;\" data-x=%d data-y=%d style=\"width:%dpx;height:%dpx;"
+                "left:%dpx;top:%dpx\"></div></div><figcaption>%s</figcaption></figure>",
+                role[k], s, x0, y0, w * s, h * s, -x0 * s, -y0 * s, role[k]);
+    }
+    fprintf(f, "</div>");
+}
+
 static void html_pair(FILE *f, compare_report *r, const gpuimg_pair *p)
 {
     int compared = p->status == GPUIMG_PAIR_FAILED;
@@ -239,17 +398,25 @@ static void html_pair(FILE *f, compare_report *r, const gpuimg_pair *p)
     markup(f, p->path);
     fprintf(f, "</h2><p class=reason>");
     markup(f, p->reason);
-    fprintf(f, "</p><div class=imgs>");
-    html_figure(f, r, p, "expected", extension(p->expected), "expected", has_e);
-    html_figure(f, r, p, "actual", extension(p->actual), "actual", has_a);
+    fprintf(f, "</p>");
+    if (compared && p->result.differing && p->result.bbox.width > 0)
+        html_box(f, p);
+    fprintf(f, "<div class=imgs>");
+    html_figure(f, r, p, "expected", extension(p->expected), "expected", has_e, p->expected_width,
+                p->expected_height);
+    html_figure(f, r, p, "actual", extension(p->actual), "actual", has_a, p->actual_width,
+                p->actual_height);
     if (compared) {
-        html_figure(f, r, p, "diff", "png", "diff: red counted, yellow forgiven, blue ignored", 1);
+        html_figure(f, r, p, "diff", "png", "diff: red counted, yellow forgiven, blue ignored", 1,
+                    p->expected_width, p->expected_height);
         char e[160], a[160];
         image_name(p, "expected", extension(p->expected), e, sizeof e);
         image_name(p, "actual", extension(p->actual), a, sizeof a);
         fprintf(f, "<figure><div class=wipe><img class=bottom src=\"images/");
         markup(f, e);
-        fprintf(f, "\" alt=\"expected\"><div class=top><img src=\"images/");
+        fprintf(f, "\" alt=\"expected\"");
+        shown_size(f, p->expected_width, p->expected_height, pair_scale(p));
+        fprintf(f, "><div class=top><img src=\"images/");
         markup(f, a);
         fprintf(f, "\" alt=\"actual\"></div></div><input type=range min=0 max=100 value=50 "
                    "aria-label=\"wipe between expected and actual\">"
@@ -327,7 +494,7 @@ static void html_page(FILE *f, compare_report *r, const gpuimg_folder_result *re
                 gpuimg_pair_status_name(p->status), (unsigned long long)p->result.differing,
                 (unsigned long long)p->result.forgiven, p->result.max_diff);
     }
-    fprintf(f, "</table>\n<script>%s</script></body></html>\n", SCRIPT);
+    fprintf(f, "</table>\n%s<script>\n%s</script></body></html>\n", ZOOM, SCRIPT);
 }
 
 /* Builds a document in memory with fill, then writes it atomically. */
