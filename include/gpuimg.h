@@ -564,6 +564,13 @@ typedef struct gpuimg_pair {
     char reason[320]; /* why it failed, or the error */
 } gpuimg_pair;
 
+/* A rectangle never counted in the pairs whose relative path matches glob
+ * (fnmatch(3); '*' also matches '/'): --ignore-file's regions. */
+typedef struct gpuimg_ignore_region {
+    const char *glob;
+    gpuimg_rect rect;
+} gpuimg_ignore_region;
+
 typedef struct gpuimg_folder_options {
     const char *expected_dir, *actual_dir;
     int recursive;
@@ -573,6 +580,9 @@ typedef struct gpuimg_folder_options {
     /* Sharding (SPEC §7): with shard_count N > 1, only the pairs whose
      * sorted index is shard_index K mod N (0 <= K < N) are compared. */
     int shard_index, shard_count;
+    /* Per-pair ignored rectangles, besides compare.ignore's. */
+    const gpuimg_ignore_region *regions;
+    size_t nregions;
     /* Called for each failed pair with its difference image (valid during
      * the call), from the workers, one call at a time; may be NULL. */
     void (*on_failed)(void *user, const gpuimg_pair *pair, const gpuimg_image *diff);

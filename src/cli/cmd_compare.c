@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -36,7 +37,10 @@ enum {
     OPT_UPDATE,
     OPT_PRUNE,
     OPT_JOBS,
-    OPT_GITHUB
+    OPT_GITHUB,
+    OPT_SHARD,
+    OPT_MERGE,
+    OPT_IGNORE_FILE
 };
 
 #define MAX_IGNORE 64
@@ -46,6 +50,8 @@ struct compare_opts {
     gpuimg_rect ignore[MAX_IGNORE];
     const char *diff, *report, *junit;
     int json, want_ssim, recursive, allow_new, allow_empty, update, prune, jobs, github;
+    const char *json_file, *ignore_file; /* --json FILE, --ignore-file REGIONS.json */
+    int shard_index, shard_count, merge;
 };
 
 static void compare_help(void)
@@ -166,6 +172,25 @@ static int limit_option(cli *c, struct compare_opts *o, int opt, const char *arg
     return rc;
 }
 
+/* K/N, 0 <= K < N, as batch takes it. */
+static int parse_shard(cli *c, struct compare_opts *o, const char *arg)
+{
+    const char *slash = strchr(arg, '/');
+    char *k_text = slash ? strndup(arg, (size_t)(slash - arg)) : NULL;
+    double k, n;
+    int ok = k_text && gpuimg_parse_number(k_text, &k) && gpuimg_parse_number(slash + 1, &n) &&
+             k == floor(k) && n == floor(n) && k >= 0 && n <= 1e6 && k < n &&
+             strspn(arg, "0123456789/") == strlen(arg);
+    free(k_text);
+    if (!ok) {
+        cli_error(c, "--shard: '%s' is not K/N with 0 <= K < N <= 1000000", arg);
+        return EXIT_USAGE;
+    }
+    o->shard_index = (int)k;
+    o->shard_count = (int)n;
+    return -1;
+}
+
 static int compare_option(cli *c, void *data, int opt, const char *arg)
 {
     struct compare_opts *o = data;
@@ -185,7 +210,15 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
         }
         *(opt == OPT_DIFF ? &o->diff : opt == OPT_REPORT ? &o->report : &o->junit) = arg;
         break;
-    case OPT_JSON: o->json = 1; break;
+    case OPT_JSON:
+        if (arg)
+            o->json_file = arg;
+        else
+            o->json = 1;
+        break;
+    case OPT_MERGE: o->merge = 1; break;
+    case OPT_IGNORE_FILE: o->ignore_file = arg; break;
+    case OPT_SHARD: return parse_shard(c, o, arg);
     case OPT_SSIM: o->want_ssim = 1; break;
     case OPT_ANTIALIASING: co->antialiasing = 1; break;
     case OPT_RECURSIVE: o->recursive = 1; break;
@@ -346,11 +379,68 @@ static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const
 }
 
 int compare_folders(cli *c, struct compare_opts *o, const char *expected, const char *actual);
+static int compare_merge(cli *c, struct compare_opts *o, char **parts, int nparts);
+
+/* "--json FILE" as "--json=FILE" when FILE ends in .json and is no option:
+ * --json alone stays the switch for standard output. The strings made
+ * here live in *made until the command ends. */
+static char **json_file_args(int argc, char **argv, char **made)
+{
+    char **args = malloc(((size_t)argc + 1) * sizeof *args);
+    if (!args)
+        return NULL;
+    int n = 0;
+    *made = NULL;
+    for (int i = 0; i < argc; i++) {
+        const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+        size_t len = next ? strlen(next) : 0;
+        if (!*made && strcmp(argv[i], "--json") == 0 && next && next[0] != '-' && len > 5 &&
+            strcasecmp(next + len - 5, ".json") == 0 && (*made = malloc(len + 8)) != NULL) {
+            snprintf(*made, len + 8, "--json=%s", next);
+            args[n++] = *made;
+            i++;
+            continue;
+        }
+        args[n++] = argv[i];
+    }
+    args[n] = NULL;
+    return args;
+}
 
 static int is_folder(const char *path)
 {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int compare_command(cli *c, int argc, char **argv, const struct option *opts, size_t nopts);
+
+/* compare --merge: the parts and the options that apply to a merge. */
+static int merge_command(cli *c, struct compare_opts *o, char **parts, int nparts)
+{
+    if (nparts < 1) {
+        cli_error(c, "--merge: name the parts (PART.json...)");
+        return EXIT_USAGE;
+    }
+    const char *not_here = o->update        ? "--update"
+                           : o->prune       ? "--prune"
+                           : o->recursive   ? "--recursive"
+                           : o->shard_count ? "--shard"
+                           : o->diff        ? "--diff"
+                           : o->s.mask      ? "--mask"
+                           : o->jobs        ? "--jobs"
+                           : o->ignore_file ? "--ignore-file"
+                                            : NULL;
+    if (not_here) {
+        cli_error(c, "%s: not with --merge (the parts were compared with their own options)",
+                  not_here);
+        return EXIT_USAGE;
+    }
+    o->github = compare_github_on(o->github);
+    int rc;
+    if ((rc = cli_open(c)) >= 0 || c->parse_only)
+        return rc >= 0 ? rc : 0;
+    return compare_merge(c, o, parts, nparts);
 }
 
 int cmd_compare(cli *c, int argc, char **argv)
@@ -368,7 +458,10 @@ int cmd_compare(cli *c, int argc, char **argv)
         {"min-psnr", required_argument, NULL, OPT_MIN_PSNR},
         {"min-ssim", required_argument, NULL, OPT_MIN_SSIM},
         {"ssim", no_argument, NULL, OPT_SSIM},
-        {"json", no_argument, NULL, OPT_JSON},
+        {"json", optional_argument, NULL, OPT_JSON},
+        {"shard", required_argument, NULL, OPT_SHARD},
+        {"merge", no_argument, NULL, OPT_MERGE},
+        {"ignore-file", required_argument, NULL, OPT_IGNORE_FILE},
         {"recursive", no_argument, NULL, OPT_RECURSIVE},
         {"allow-new", no_argument, NULL, OPT_ALLOW_NEW},
         {"allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY},
@@ -379,15 +472,28 @@ int cmd_compare(cli *c, int argc, char **argv)
         {"jobs", required_argument, NULL, OPT_JOBS},
         {"github", no_argument, NULL, OPT_GITHUB},
     };
+    char *made = NULL, **args = json_file_args(argc, argv, &made);
+    if (!args)
+        return EXIT_DEVICE;
+    int rc = compare_command(c, argc - (made != NULL), args, opts, sizeof opts / sizeof opts[0]);
+    free(made);
+    free(args);
+    return rc;
+}
+
+static int compare_command(cli *c, int argc, char **argv, const struct option *opts, size_t nopts)
+{
     struct compare_opts o;
     memset(&o, 0, sizeof o);
     gpuimg_compare_options_init(&o.s.opt);
-    const cli_spec spec = {opts, sizeof opts / sizeof opts[0], compare_option, &o, compare_help, 0};
+    const cli_spec spec = {opts, nopts, compare_option, &o, compare_help, 0};
     char **pos;
     int npos;
     int rc = cli_parse(c, argc, argv, &spec, &pos, &npos);
     if (rc >= 0)
         return rc;
+    if (o.merge)
+        return merge_command(c, &o, pos, npos);
     if (npos != 2) {
         cli_error(c, "expected two images A and B (or two folders), got %d argument%s", npos,
                   npos == 1 ? "" : "s");
@@ -405,7 +511,10 @@ int cmd_compare(cli *c, int argc, char **argv)
                   is_folder(pos[0]) ? pos[0] : pos[1]);
         return EXIT_USAGE;
     }
-    const char *folder_only = o.recursive     ? "--recursive"
+    const char *folder_only = o.shard_count   ? "--shard"
+                              : o.json_file   ? "--json FILE"
+                              : o.ignore_file ? "--ignore-file"
+                              : o.recursive   ? "--recursive"
                               : o.allow_new   ? "--allow-new"
                               : o.allow_empty ? "--allow-empty"
                               : o.report      ? "--report"
@@ -461,61 +570,40 @@ static void print_summary(const gpuimg_folder_result *res, size_t updated, size_
     printf("\n");
 }
 
-int compare_folders(cli *c, struct compare_opts *o, const char *expected, const char *actual)
+/* What every folder run ends with, compared here or merged from shards:
+ * the report, JUnit, goldens updated, the records (text or JSON, to
+ * standard output or --json FILE), GitHub's annotations and summary, and
+ * the exit code. */
+static int finish_folders(cli *c, struct compare_opts *o, gpuimg_folder_result *res,
+                          struct folder_run *fr, const char *expected, const char *actual)
 {
-    struct folder_run fr = {.c = c};
-    if (o->report && !(fr.report = compare_report_open(c->ctx, o->report))) {
-        cli_error(c, "--report: %s: cannot create the folder: %s", o->report, strerror(errno));
-        return EXIT_IO;
-    }
-    gpuimg_folder_options fo = {.expected_dir = expected,
-                                .actual_dir = actual,
-                                .recursive = o->recursive,
-                                .compare = o->s.opt,
-                                .limits = o->s.lim,
-                                .jobs = o->jobs,
-                                .on_failed = fr.report ? on_failed : NULL,
-                                .user = &fr};
-    gpuimg_folder_result res;
-    gpuimg_status st = gpuimg_compare_folders(c->ctx, &fo, &res);
-    if (st != GPUIMG_OK) {
-        compare_report_free(fr.report);
-        return cli_fail(c, st);
-    }
-    int failing = 0, errors = (int)res.count[GPUIMG_PAIR_ERROR];
-    for (size_t i = 0; i < res.npairs; i++)
-        failing |= compare_pair_fails(res.pairs[i].status, o->allow_new);
-    int io_failed = fr.report_failed;
-    if (fr.report && !io_failed &&
-        compare_report_finish(fr.report, &res, &o->s, expected, actual) != 0)
+    int failing = 0, errors = (int)res->count[GPUIMG_PAIR_ERROR];
+    for (size_t i = 0; i < res->npairs; i++)
+        failing |= compare_pair_fails(res->pairs[i].status, o->allow_new);
+    int io_failed = fr->report_failed;
+    if (fr->report && !io_failed &&
+        compare_report_finish(fr->report, res, &o->s, expected, actual) != 0)
         io_failed = 1;
     if (io_failed)
         cli_fail(c, GPUIMG_ERR_IO);
-    if (o->junit && compare_junit(c->ctx, o->junit, &res, o->allow_new) != 0) {
+    if (o->junit && compare_junit(c->ctx, o->junit, res, o->allow_new) != 0) {
         cli_fail(c, GPUIMG_ERR_IO);
         io_failed = 1;
     }
-    size_t updated = 0, pruned = 0;
     if (o->update &&
-        gpuimg_update_goldens(c->ctx, &res, o->prune, &updated, &pruned) != GPUIMG_OK) {
+        gpuimg_update_goldens(c->ctx, res, o->prune, &o->s.updated, &o->s.pruned) != GPUIMG_OK) {
+        cli_fail(c, GPUIMG_ERR_IO);
+        io_failed = 1;
+    }
+    if (o->json_file && compare_json_file(c->ctx, o->json_file, res, &o->s) != 0) {
         cli_fail(c, GPUIMG_ERR_IO);
         io_failed = 1;
     }
     if (o->json) {
-        printf("{\"pairs\": [");
-        for (size_t i = 0; i < res.npairs; i++) {
-            printf("%s\n  ", i ? "," : "");
-            compare_json_record(stdout, &res.pairs[i], &o->s, 0);
-        }
-        printf("%s], \"summary\": {", res.npairs ? "\n" : "");
-        for (int s = 0; s < GPUIMG_PAIR_STATUS_COUNT; s++)
-            printf("%s\"%s\": %zu", s ? ", " : "", gpuimg_pair_status_name((gpuimg_pair_status)s),
-                   res.count[s]);
-        printf(", \"pairs\": %zu, \"updated\": %zu, \"pruned\": %zu}}\n", res.npairs, updated,
-               pruned);
+        compare_json_document(stdout, res, &o->s);
     } else {
-        for (size_t i = 0; i < res.npairs; i++) {
-            const gpuimg_pair *p = &res.pairs[i];
+        for (size_t i = 0; i < res->npairs; i++) {
+            const gpuimg_pair *p = &res->pairs[i];
             if (p->status > GPUIMG_PAIR_PASSED || c->verbose) {
                 /* one line each, whatever a name holds: a newline or an
                  * escape sequence in it is written as an escape */
@@ -528,26 +616,155 @@ int compare_folders(cli *c, struct compare_opts *o, const char *expected, const 
         }
     }
     if (o->github)
-        for (size_t i = 0; i < res.npairs; i++)
-            if (compare_pair_fails(res.pairs[i].status, o->allow_new))
-                compare_github_annotation(o->json ? stderr : stdout, &res.pairs[i]);
+        for (size_t i = 0; i < res->npairs; i++)
+            if (compare_pair_fails(res->pairs[i].status, o->allow_new))
+                compare_github_annotation(o->json ? stderr : stdout, &res->pairs[i]);
     if (!o->json)
-        print_summary(&res, updated, pruned, o->update);
+        print_summary(res, o->s.updated, o->s.pruned, o->update);
     fflush(stdout);
-    if (o->github && compare_github_summary(&res, expected, actual, o->allow_new) != 0) {
+    if (o->github && compare_github_summary(res, expected, actual, o->allow_new) != 0) {
         cli_error(c, "GITHUB_STEP_SUMMARY: %s: cannot append: %s", getenv("GITHUB_STEP_SUMMARY"),
                   strerror(errno));
         io_failed = 1;
     }
     /* No pair is no pass (SPEC §7): goldens in subfolders without
-     * --recursive, or a wrong folder, must not make a green CI. */
-    int empty = res.npairs == 0 && !o->allow_empty;
+     * --recursive, or a wrong folder, must not make a green CI. A shard
+     * may hold none of a run that has some. */
+    int empty = res->all_pairs == 0 && !o->allow_empty;
     if (empty)
         cli_error(c, "%s and %s: no pair of images to compare%s (--allow-empty to pass)", expected,
                   actual, o->recursive ? "" : "; subfolders are read with --recursive");
-    compare_report_free(fr.report);
-    gpuimg_folder_result_free(&res);
     if (errors || io_failed)
         return EXIT_IO;
     return (failing && !o->update) || empty ? EXIT_DIFFERS : 0;
+}
+
+int compare_folders(cli *c, struct compare_opts *o, const char *expected, const char *actual)
+{
+    struct folder_run fr = {.c = c};
+    if (o->report && !(fr.report = compare_report_open(c->ctx, o->report))) {
+        cli_error(c, "--report: %s: cannot create the folder: %s", o->report, strerror(errno));
+        return EXIT_IO;
+    }
+    gpuimg_ignore_region *regions = NULL;
+    size_t nregions = 0;
+    if (o->ignore_file) {
+        size_t len;
+        char why[600], *text = compare_read_text(o->ignore_file, &len);
+        int bad = !text;
+        if (!text)
+            snprintf(why, sizeof why, "--ignore-file: %s: cannot read it: %s", o->ignore_file,
+                     strerror(errno));
+        else
+            bad = compare_regions_parse(o->ignore_file, text, len, &regions, &nregions, why,
+                                        sizeof why) != 0;
+        free(text);
+        if (bad) {
+            cli_error(c, "%s", why);
+            compare_report_free(fr.report);
+            return EXIT_USAGE;
+        }
+    }
+    o->s.regions = regions;
+    o->s.nregions = nregions;
+    gpuimg_folder_options fo = {.expected_dir = expected,
+                                .regions = regions,
+                                .nregions = nregions,
+                                .actual_dir = actual,
+                                .recursive = o->recursive,
+                                .compare = o->s.opt,
+                                .limits = o->s.lim,
+                                .jobs = o->jobs,
+                                .shard_index = o->shard_index,
+                                .shard_count = o->shard_count,
+                                .on_failed = fr.report ? on_failed : NULL,
+                                .user = &fr};
+    gpuimg_folder_result res;
+    gpuimg_status st = gpuimg_compare_folders(c->ctx, &fo, &res);
+    if (st != GPUIMG_OK) {
+        compare_report_free(fr.report);
+        compare_regions_free(regions, nregions);
+        return cli_fail(c, st);
+    }
+    o->s.expected_dir = expected;
+    o->s.actual_dir = actual;
+    o->s.shard_index = o->shard_index;
+    o->s.shard_count = o->shard_count;
+    o->s.all_pairs = res.all_pairs;
+    o->s.allow_new = o->allow_new;
+    o->s.allow_empty = o->allow_empty;
+    int rc = finish_folders(c, o, &res, &fr, expected, actual);
+    compare_report_free(fr.report);
+    gpuimg_folder_result_free(&res);
+    compare_regions_free(regions, nregions);
+    return rc;
+}
+
+/* The report of a merged run: the failing pairs compared again, for their
+ * difference images (the parts carry figures, not pictures). */
+static void merged_report_images(cli *c, struct folder_run *fr, const gpuimg_folder_result *res,
+                                 const compare_settings *s)
+{
+    for (size_t i = 0; i < res->npairs && !fr->report_failed; i++) {
+        const gpuimg_pair *p = &res->pairs[i];
+        if (p->status != GPUIMG_PAIR_FAILED)
+            continue;
+        gpuimg_image e = {0}, a = {0}, mask = {0}, diff = {0};
+        gpuimg_compare_result r;
+        gpuimg_compare_options co = s->opt;
+        co.ssim = 0;
+        co.mask = p->mask ? &mask : NULL;
+        gpuimg_rect rects[MAX_IGNORE + 256];
+        memcpy(rects, co.ignore, (size_t)co.nignore * sizeof *rects);
+        co.nignore +=
+            (int)compare_regions_for(s->regions, s->nregions, p->path, rects + co.nignore, 256);
+        co.ignore = rects;
+        int ok = gpuimg_load(c->ctx, p->expected, &e) == GPUIMG_OK &&
+                 gpuimg_load(c->ctx, p->actual, &a) == GPUIMG_OK &&
+                 (!p->mask || gpuimg_load(c->ctx, p->mask, &mask) == GPUIMG_OK) &&
+                 gpuimg_compare(c->ctx, &e, &a, &co, &r, &diff) == GPUIMG_OK;
+        /* a file changed since its shard ran shows without its picture */
+        on_failed(fr, p, ok && !r.size_differs ? &diff : NULL);
+        gpuimg_image_free(&diff);
+        gpuimg_image_free(&mask);
+        gpuimg_image_free(&a);
+        gpuimg_image_free(&e);
+    }
+}
+
+/* compare --merge PART.json...: the shards' documents joined (SPEC §7). */
+static int compare_merge(cli *c, struct compare_opts *o, char **parts, int nparts)
+{
+    for (int k = 0; o->json_file && k < nparts; k++)
+        if (strcmp(o->json_file, parts[k]) == 0) {
+            cli_error(c, "--json: %s is one of the parts; name another file", parts[k]);
+            return EXIT_USAGE;
+        }
+    gpuimg_folder_result res;
+    compare_settings s;
+    char why[600];
+    int usage;
+    if (compare_merge_read(c->ctx, parts, nparts, &res, &s, why, sizeof why, &usage) != 0) {
+        cli_error(c, "%s", why);
+        return usage ? EXIT_USAGE : EXIT_IO;
+    }
+    o->s = s;
+    o->allow_new |= s.allow_new;
+    o->allow_empty |= s.allow_empty;
+    o->s.allow_new = o->allow_new;
+    o->s.allow_empty = o->allow_empty;
+    struct folder_run fr = {.c = c};
+    int rc;
+    if (o->report && !(fr.report = compare_report_open(c->ctx, o->report))) {
+        cli_error(c, "--report: %s: cannot create the folder: %s", o->report, strerror(errno));
+        rc = EXIT_IO;
+    } else {
+        if (fr.report)
+            merged_report_images(c, &fr, &res, &s);
+        rc = finish_folders(c, o, &res, &fr, s.expected_dir, s.actual_dir);
+    }
+    compare_report_free(fr.report);
+    gpuimg_folder_result_free(&res);
+    compare_merge_free(&s);
+    return rc;
 }

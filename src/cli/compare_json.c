@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 /* A compared pair as JSON, one shape whatever happened (SPEC §7): a field
  * that does not apply is null, never missing, so a CI script reads every
  * record the same way. */
@@ -132,4 +133,56 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
     else
         fputs("null", f);
     fputc('}', f);
+}
+
+void compare_json_document(FILE *f, const gpuimg_folder_result *res, const compare_settings *s)
+{
+    fputs("{\"pairs\": [", f);
+    for (size_t i = 0; i < res->npairs; i++) {
+        fprintf(f, "%s\n  ", i ? "," : "");
+        compare_json_record(f, &res->pairs[i], s, 0);
+    }
+    fprintf(f, "%s], \"summary\": {", res->npairs ? "\n" : "");
+    for (int k = 0; k < GPUIMG_PAIR_STATUS_COUNT; k++)
+        fprintf(f, "%s\"%s\": %zu", k ? ", " : "", gpuimg_pair_status_name((gpuimg_pair_status)k),
+                res->count[k]);
+    fprintf(f, ", \"pairs\": %zu, \"updated\": %zu, \"pruned\": %zu}", res->npairs, s->updated,
+            s->pruned);
+    fputs(",\n \"expected_dir\": ", f);
+    json_string(f, s->expected_dir ? s->expected_dir : "");
+    fputs(", \"actual_dir\": ", f);
+    json_string(f, s->actual_dir ? s->actual_dir : "");
+    if (s->shard_count > 1)
+        fprintf(f, ", \"shard\": {\"index\": %d, \"count\": %d}", s->shard_index, s->shard_count);
+    else
+        fputs(", \"shard\": null", f);
+    fprintf(f, ", \"all_pairs\": %zu, \"allow_new\": %s, \"allow_empty\": %s, \"thresholds\": ",
+            s->all_pairs, s->allow_new ? "true" : "false", s->allow_empty ? "true" : "false");
+    json_thresholds(f, s);
+    fputs(", \"regions\": [", f); /* --ignore-file's */
+    for (size_t i = 0; i < s->nregions; i++) {
+        const gpuimg_rect *q = &s->regions[i].rect;
+        fputs(i ? ", {\"glob\": " : "{\"glob\": ", f);
+        json_string(f, s->regions[i].glob);
+        fprintf(f, ", \"rect\": [%d, %d, %d, %d]}", q->x, q->y, q->width, q->height);
+    }
+    fputs("]}\n", f);
+}
+
+int compare_json_file(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res,
+                      const compare_settings *s)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return -1;
+    compare_json_document(f, res, s);
+    if (fclose(f) != 0) {
+        free(buf);
+        return -1;
+    }
+    gpuimg_status st = gpuimg_write_file(ctx, path, buf, len);
+    free(buf);
+    return st == GPUIMG_OK ? 0 : -1;
 }

@@ -146,20 +146,6 @@ int compare_report_add_images(compare_report *r, const gpuimg_pair *p, const gpu
     return gpuimg_save(r->ctx, path, GPUIMG_FORMAT_NONE, diff) == GPUIMG_OK ? 0 : -1;
 }
 
-static void json_document(FILE *f, const gpuimg_folder_result *res, const compare_settings *s)
-{
-    fprintf(f, "{\"pairs\": [");
-    for (size_t i = 0; i < res->npairs; i++) {
-        fprintf(f, "%s\n  ", i ? "," : "");
-        compare_json_record(f, &res->pairs[i], s, 0);
-    }
-    fprintf(f, "%s], \"summary\": {", res->npairs ? "\n" : "");
-    for (int k = 0; k < GPUIMG_PAIR_STATUS_COUNT; k++)
-        fprintf(f, "%s\"%s\": %zu", k ? ", " : "", gpuimg_pair_status_name((gpuimg_pair_status)k),
-                res->count[k]);
-    fprintf(f, ", \"pairs\": %zu}}\n", res->npairs);
-}
-
 static const char STYLE[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}"
     "h1{font-size:1.4em}h2{font-size:1.1em;margin:0 0 .4em}"
@@ -532,7 +518,7 @@ static void fill_page(FILE *f, void *arg)
 static void fill_json(FILE *f, void *arg)
 {
     struct page_args *a = arg;
-    json_document(f, a->res, a->s);
+    compare_json_document(f, a->res, a->s);
 }
 
 int compare_report_finish(compare_report *r, const gpuimg_folder_result *res,

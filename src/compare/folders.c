@@ -10,6 +10,7 @@
  * pair's slot, so the report is in path order whatever finished first. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -253,6 +254,28 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
     return st;
 }
 
+/* The pair's ignored rectangles: the run's and its regions' (*rects, to
+ * free, when any region matches). */
+static gpuimg_status pair_regions(gpuimg_ctx *ctx, const gpuimg_folder_options *o, const char *path,
+                                  gpuimg_compare_options *co, gpuimg_rect **rects)
+{
+    size_t n = 0;
+    for (size_t k = 0; k < o->nregions; k++)
+        n += fnmatch(o->regions[k].glob, path, 0) == 0;
+    if (n == 0)
+        return GPUIMG_OK;
+    if (!(*rects = malloc((n + (size_t)co->nignore) * sizeof **rects)))
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
+    memcpy(*rects, co->ignore, (size_t)co->nignore * sizeof **rects);
+    n = (size_t)co->nignore;
+    for (size_t k = 0; k < o->nregions; k++)
+        if (fnmatch(o->regions[k].glob, path, 0) == 0)
+            (*rects)[n++] = o->regions[k].rect;
+    co->ignore = *rects;
+    co->nignore = (int)n;
+    return GPUIMG_OK;
+}
+
 /* The verdict of one comparison: its status and reason. */
 static void judge(const gpuimg_folder_options *o, gpuimg_pair *p, const gpuimg_image *e,
                   const gpuimg_image *a)
@@ -272,7 +295,8 @@ static void judge(const gpuimg_folder_options *o, gpuimg_pair *p, const gpuimg_i
 /* A known variant the actual passes against, in order: the pair takes its
  * figures and says which it matched; when none passes, the golden's own
  * verdict stands (a variant that cannot be read fails nothing more). */
-static void try_variants(gpuimg_ctx *ctx, const gpuimg_folder_options *o, gpuimg_pair *p,
+static void try_variants(gpuimg_ctx *ctx, const gpuimg_folder_options *o,
+                         const gpuimg_compare_options *pair_options, gpuimg_pair *p,
                          const gpuimg_image *actual)
 {
     size_t root = folder_len(p->expected, p->path);
@@ -283,7 +307,7 @@ static void try_variants(gpuimg_ctx *ctx, const gpuimg_folder_options *o, gpuimg
         size_t size = 0;
         char *mask_path = mask_of(p->variants[k]);
         int has_mask = mask_path && access(mask_path, F_OK) == 0;
-        gpuimg_compare_options co = o->compare;
+        gpuimg_compare_options co = *pair_options;
         co.mask = has_mask ? &mask : NULL;
         int ok =
             gpuimg__read_folder_file(ctx, p->variants[k], root, 0, &data, &size) == GPUIMG_OK &&
@@ -317,6 +341,7 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
     const gpuimg_folder_options *o = run->o;
     struct pair_files f = {0};
     gpuimg_image diff = {0};
+    gpuimg_rect *rects = NULL; /* the pair's --ignore-file regions */
     if (load_pair(run, ctx, p, &f) != GPUIMG_OK) {
         pair_error(p, ctx);
         goto done;
@@ -331,6 +356,10 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
     p->expected_height = f.e.height;
     gpuimg_compare_options co = o->compare;
     co.mask = p->mask ? &f.mask : NULL;
+    if (pair_regions(ctx, o, p->path, &co, &rects) != GPUIMG_OK) {
+        pair_error(p, ctx);
+        goto done;
+    }
     if (gpuimg_compare(ctx, &f.e, &f.a, &co, &p->result, o->on_failed ? &diff : NULL) !=
         GPUIMG_OK) {
         pair_error(p, ctx);
@@ -338,13 +367,14 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
     }
     judge(o, p, &f.e, &f.a);
     if (p->status == GPUIMG_PAIR_FAILED || p->status == GPUIMG_PAIR_SIZE)
-        try_variants(ctx, o, p, &f.a);
+        try_variants(ctx, o, &co, p, &f.a);
     if (p->status == GPUIMG_PAIR_FAILED && o->on_failed) {
         pthread_mutex_lock(&run->report_lock);
         o->on_failed(o->user, p, &diff);
         pthread_mutex_unlock(&run->report_lock);
     }
 done:
+    free(rects);
     gpuimg_image_free(&diff);
     gpuimg_image_free(&f.mask);
     gpuimg_image_free(&f.a);
