@@ -17,12 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare_fixture.h"
 #include "testutil.h"
 
 #define RUN(out, err, ...)                                                                         \
     tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
 
-static void put(const char *dir, const char *rel, const char *golden)
+void cmp_put(const char *dir, const char *rel, const char *golden)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, rel);
@@ -50,29 +51,29 @@ static void make_folders(const char *exp, const char *act, int bad)
     mkdir(sub, 0777);
     snprintf(sub, sizeof sub, "%s/sub", act);
     mkdir(sub, 0777);
-    put(exp, "same.png", UI);
-    put(act, "same.png", UI);
-    put(exp, "shifted.png", UI); /* passes with --max-shift 1 */
-    put(act, "shifted.png", "inputs/ui_96x64_rgb_shift1.png");
-    put(exp, "sub/recolor.png", UI);
-    put(act, "sub/recolor.png", "inputs/ui_96x64_rgb_recolor.png");
-    put(exp, "gone.png", UI);
-    put(exp, "gone.mask.png", "inputs/ui_96x64_mask.png");
-    put(act, "extra.png", UI);
-    put(exp, "size.png", UI);
-    put(act, "size.png", "inputs/camera_64x48_gray.png");
-    put(exp, "masked.png", UI);
-    put(exp, "masked.mask.png", "inputs/ui_96x64_mask.png");
-    put(act, "masked.png", "inputs/ui_96x64_rgb_vanish.png");
-    put(exp, "notes.txt", NULL); /* not an image: never a pair */
+    cmp_put(exp, "same.png", UI);
+    cmp_put(act, "same.png", UI);
+    cmp_put(exp, "shifted.png", UI); /* passes with --max-shift 1 */
+    cmp_put(act, "shifted.png", "inputs/ui_96x64_rgb_shift1.png");
+    cmp_put(exp, "sub/recolor.png", UI);
+    cmp_put(act, "sub/recolor.png", "inputs/ui_96x64_rgb_recolor.png");
+    cmp_put(exp, "gone.png", UI);
+    cmp_put(exp, "gone.mask.png", "inputs/ui_96x64_mask.png");
+    cmp_put(act, "extra.png", UI);
+    cmp_put(exp, "size.png", UI);
+    cmp_put(act, "size.png", "inputs/camera_64x48_gray.png");
+    cmp_put(exp, "masked.png", UI);
+    cmp_put(exp, "masked.mask.png", "inputs/ui_96x64_mask.png");
+    cmp_put(act, "masked.png", "inputs/ui_96x64_rgb_vanish.png");
+    cmp_put(exp, "notes.txt", NULL); /* not an image: never a pair */
     if (bad) {
-        put(exp, "bad.png", UI);
-        put(act, "bad.png", NULL);
+        cmp_put(exp, "bad.png", UI);
+        cmp_put(act, "bad.png", NULL);
     }
 }
 
 /* The test's two folders, exp and act in its temporary folder, filled by make_folders. */
-static void test_folders(char exp[512], char act[512], int bad)
+void cmp_test_folders(char exp[512], char act[512], int bad)
 {
     snprintf(exp, 512, "%s/exp", tu_tmpdir());
     snprintf(act, 512, "%s/act", tu_tmpdir());
@@ -120,7 +121,7 @@ static const char *snap_line(const char *snap, const char *path)
 START_TEST(folder_statuses_and_exit_codes)
 {
     char exp[512], act[512];
-    test_folders(exp, act, 1);
+    cmp_test_folders(exp, act, 1);
     char *out, *err;
     /* an unreadable file wins over every difference: exit 3 */
     ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--recursive", "--max-shift", "1"), 3);
@@ -161,7 +162,7 @@ START_TEST(folder_statuses_and_exit_codes)
         snprintf(path, sizeof path, "%s/%s", exp, gone[i]);
         unlink(path);
     }
-    put(act, "gone.png", UI);
+    cmp_put(act, "gone.png", UI);
     ck_assert_int_eq(RUN(&out, &err, "compare", exp, act, "--max-shift", "1"), 1); /* new */
     free(out);
     free(err);
@@ -175,7 +176,7 @@ END_TEST
 START_TEST(update_and_prune_change_exactly_that)
 {
     char exp[512], act[512];
-    test_folders(exp, act, 0);
+    cmp_test_folders(exp, act, 0);
     char *before_e = snapshot(exp), *before_a = snapshot(act), *out, *err;
     /* --update alone: failed, size and new goldens become their actuals */
     ck_assert_int_eq(
@@ -239,7 +240,7 @@ END_TEST
 START_TEST(report_junit_and_json)
 {
     char exp[512], act[512], rep[512], junit[512];
-    test_folders(exp, act, 1);
+    cmp_test_folders(exp, act, 1);
     snprintf(rep, sizeof rep, "%s/report", tu_tmpdir());
     snprintf(junit, sizeof junit, "%s/junit.xml", tu_tmpdir());
     char *out, *err;
@@ -360,7 +361,7 @@ END_TEST
 START_TEST(usage_errors)
 {
     char exp[512], act[512];
-    test_folders(exp, act, 0);
+    cmp_test_folders(exp, act, 0);
     const char *a = tu_golden(UI);
     static const char *const bad[][4] = {
         {"--prune", NULL},     {"--ignore", "1,2,3"},  {"--ignore", "1,2,0,4"},
@@ -428,7 +429,8 @@ START_TEST(interrupted_update_leaves_goldens_whole)
     for (int i = 0; i < PAIRS; i++) {
         char name[64];
         snprintf(name, sizeof name, "p%02d.png", i);
-        put(act, name, i % 2 ? "inputs/ui_96x64_rgb_recolor.png" : "inputs/photo_257x131_rgb.png");
+        cmp_put(act, name,
+                i % 2 ? "inputs/ui_96x64_rgb_recolor.png" : "inputs/photo_257x131_rgb.png");
     }
     size_t old_len;
     char *old = tu_read_file(tu_golden(UI), &old_len);
@@ -439,7 +441,7 @@ START_TEST(interrupted_update_leaves_goldens_whole)
         for (int i = 0; i < PAIRS; i++) {
             char name[64];
             snprintf(name, sizeof name, "p%02d.png", i);
-            put(exp, name, UI);
+            cmp_put(exp, name, UI);
         }
         if (after[m] >= 0) {
             snprintf(watched, sizeof watched, "%s/p%02d.png", exp, after[m]);
@@ -556,11 +558,11 @@ START_TEST(github_annotations_and_summary)
     mkdir(act, 0777);
     /* a failed pair whose name holds a property's and a cell's separators */
     const char *odd = "v1,2:3|50%.png";
-    put(exp, "same.png", UI);
-    put(act, "same.png", UI);
-    put(exp, odd, UI);
-    put(act, odd, "inputs/ui_96x64_rgb_recolor.png");
-    put(act, "new.png", UI);
+    cmp_put(exp, "same.png", UI);
+    cmp_put(act, "same.png", UI);
+    cmp_put(exp, odd, UI);
+    cmp_put(act, odd, "inputs/ui_96x64_rgb_recolor.png");
+    cmp_put(act, "new.png", UI);
     tu_write_file(sum, "earlier step\n", 13);
     setenv("GITHUB_ACTIONS", "true", 1);
     setenv("GITHUB_STEP_SUMMARY", sum, 1);

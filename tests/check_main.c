@@ -45,6 +45,7 @@ Suite *colour_suite(void);
 Suite *jxl_suite(void);
 Suite *heif_suite(void);
 Suite *shift_suite(void);
+Suite *compare_runs_suite(void);
 
 /* Whether a backend opens, asked in a child process; why gets the reason. */
 static int backend_usable(const char *name, char *why, size_t len)
@@ -115,6 +116,7 @@ int main(void)
     srunner_add_suite(sr, jxl_suite());
     srunner_add_suite(sr, heif_suite());
     srunner_add_suite(sr, shift_suite());
+    srunner_add_suite(sr, compare_runs_suite());
     if (seam) {
         srunner_add_suite(sr, golden_suite());
         srunner_add_suite(sr, properties_suite());
