@@ -58,6 +58,8 @@ static void compare_help(void)
 {
     printf("usage: gpuimg compare A B [options]\n"
            "       gpuimg compare EXPECTED_DIR ACTUAL_DIR [options]\n"
+           "       gpuimg compare --merge PART.json... [--report DIR] [--junit FILE]\n"
+           "                      [--json FILE]\n"
            "  golden-image comparison. Two images of the same size (a gray or alpha-less one\n"
            "  widened: gray -> RGB, missing alpha = 255): max_diff, differing pixels, mae,\n"
            "  rmse, psnr, ssim. Two folders: every image with the same relative path in both,\n"
@@ -86,6 +88,8 @@ static void compare_help(void)
            "  --diff PNG           A's luma at one-third contrast: counted pixels red,\n"
            "                       forgiven yellow, ignored dark blue (one pair)\n"
            "  --json               one JSON document instead of text\n"
+           "  --json FILE          folders: the document to FILE (FILE.json, or --json=FILE),\n"
+           "                       the text on standard output\n"
            "  --github             GitHub Actions: an ::error annotation per failing pair\n"
            "                       (on stderr with --json), a table appended to\n"
            "                       $GITHUB_STEP_SUMMARY (default: on when\n"
@@ -98,7 +102,11 @@ static void compare_help(void)
            "  --junit FILE         JUnit XML, one test case per pair\n"
            "  --update             copy the actual over each failed, size and new golden\n"
            "  --prune              with --update: delete goldens with no actual (and masks)\n"
-           "  --jobs N             pairs at once (default: every core)\n");
+           "  --jobs N             pairs at once (default: every core)\n"
+           "  --ignore-file F      never count rectangles by path: {\"GLOB\": [[X,Y,W,H]]}\n"
+           "  --shard K/N          only the pairs whose sorted index is K mod N\n"
+           "  --merge              join the --json FILE parts of every shard into one run\n"
+           "  golden NAME~1.EXT, NAME~2.EXT...: known variants; the pair passes against any\n");
 }
 
 /* "X,Y,W,H" of whole numbers, W and H above 0. */
