@@ -17,6 +17,20 @@
 #define RUN(out, err, ...)                                                                         \
     tu_run((const char *const[]){tu_bin(), __VA_ARGS__, NULL}, NULL, out, err)
 
+/* One context a test (tu_ctx makes a new one each call). */
+static gpuimg_ctx *ctx;
+
+static void setup(void)
+{
+    ctx = tu_ctx();
+}
+
+static void teardown(void)
+{
+    gpuimg_ctx_destroy(ctx);
+    ctx = NULL;
+}
+
 static gpuimg_compare_result flip_of(const gpuimg_image *a, const gpuimg_image *b,
                                      const gpuimg_rect *ignore, int nignore)
 {
@@ -27,7 +41,7 @@ static gpuimg_compare_result flip_of(const gpuimg_image *a, const gpuimg_image *
     o.ignore = ignore;
     o.nignore = nignore;
     gpuimg_compare_result r;
-    ck_assert_int_eq(gpuimg_compare(tu_ctx(), a, b, &o, &r, NULL), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_compare(ctx, a, b, &o, &r, NULL), GPUIMG_OK);
     return r;
 }
 
@@ -51,7 +65,7 @@ START_TEST(identical_is_zero)
     gpuimg_compare_options o;
     gpuimg_compare_options_init(&o);
     ck_assert_int_eq(o.flip, 0);
-    ck_assert_int_eq(gpuimg_compare(tu_ctx(), &a, &a, &o, &r, NULL), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_compare(ctx, &a, &a, &o, &r, NULL), GPUIMG_OK);
     ck_assert_int_eq(r.has_flip, 0);
     gpuimg_image_free(&a);
 }
@@ -83,8 +97,8 @@ END_TEST
 START_TEST(symmetric_bounded_and_monotonic)
 {
     gpuimg_image a, b;
-    tu_load(tu_ctx(), tu_golden("inputs/ui_96x64_rgb.png"), &a);
-    tu_load(tu_ctx(), tu_golden("inputs/ui_96x64_rgb_recolor.png"), &b);
+    tu_load(ctx, tu_golden("inputs/ui_96x64_rgb.png"), &a);
+    tu_load(ctx, tu_golden("inputs/ui_96x64_rgb_recolor.png"), &b);
     gpuimg_compare_result ab = flip_of(&a, &b, NULL, 0), ba = flip_of(&b, &a, NULL, 0);
     /* every step of the pipeline treats the two images alike */
     ck_assert_double_eq(ab.flip_mean, ba.flip_mean);
@@ -260,6 +274,7 @@ Suite *flip_suite(void)
 {
     Suite *s = suite_create("flip");
     TCase *tc = tu_tcase("flip");
+    tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, identical_is_zero);
     tcase_add_test(tc, uniform_pairs_match_the_reference);
     tcase_add_test(tc, symmetric_bounded_and_monotonic);
