@@ -466,9 +466,14 @@ typedef struct gpuimg_compare_options {
     const gpuimg_image *mask;
     /* 1: compute SSIM (the costly figure; 0 leaves has_ssim 0). */
     int ssim;
+    /* 1: compute FLIP (NVIDIA's LDR-FLIP at 67 pixels per degree; 0, the
+     * default, leaves has_flip 0). Ignored pixels take a's values in b
+     * first, so a change there does not reach its neighbours through the
+     * filters. */
+    int flip;
 } gpuimg_compare_options;
 
-/* fuzz 0, no threshold, nothing forgiven or ignored, SSIM computed. */
+/* fuzz 0, no threshold, nothing forgiven or ignored, SSIM computed, FLIP not. */
 void gpuimg_compare_options_init(gpuimg_compare_options *o);
 
 typedef struct gpuimg_compare_result {
@@ -489,6 +494,12 @@ typedef struct gpuimg_compare_result {
     int has_psnr;
     double ssim; /* valid when has_ssim (asked, both sides >= 11, pixels left) */
     int has_ssim;
+    /* FLIP over the compared pixels (valid when has_flip: asked, pixels
+     * left): the map's mean, and its 95th and 99th weighted percentiles as
+     * flip-evaluator's tool defines them (the smallest value v of the
+     * sorted map whose running sum up to v exceeds p of the total). */
+    double flip_mean, flip_p95, flip_p99;
+    int has_flip;
     gpuimg_rect bbox; /* of the counted pixels; zero when differing is 0 */
 } gpuimg_compare_result;
 
@@ -504,11 +515,13 @@ gpuimg_status gpuimg_compare(gpuimg_ctx *ctx, const gpuimg_image *a, const gpuim
  * counted pixel fails. */
 typedef struct gpuimg_compare_limits {
     int has_max_diff, has_max_differing, has_max_differing_pct, has_min_psnr, has_min_ssim;
+    int has_max_flip;
     int max_diff;             /* no channel differs by more */
     double max_differing;     /* at most this many counted pixels */
     double max_differing_pct; /* at most this % of the compared pixels */
     double min_psnr;          /* dB; identical values pass any */
     double min_ssim;
+    double max_flip; /* FLIP's mean at most this (0-1) */
 } gpuimg_compare_limits;
 
 /* Which limits a result breaks, as bits: */
@@ -519,11 +532,12 @@ enum {
     GPUIMG_FAILED_MAX_DIFFERING_PCT = 8, /* the percentage */
     GPUIMG_FAILED_MIN_PSNR = 16,
     GPUIMG_FAILED_MIN_SSIM = 32,
-    GPUIMG_FAILED_SIZE = 64
+    GPUIMG_FAILED_SIZE = 64,
+    GPUIMG_FAILED_MAX_FLIP = 128
 };
 /* The limits r breaks (0: it passes), the first one's reason in why
  * ("differing 1532 pixels (0.37%) > 1000"), every one's in order when why
- * has room. min_ssim where SSIM is n/a cannot apply; if no other limit is
+ * has room. min_ssim where SSIM is n/a (max_flip where FLIP is) cannot apply; if no other limit is
  * given, the no-limit rule decides. */
 unsigned gpuimg_compare_check(const gpuimg_compare_result *r, const gpuimg_compare_limits *l,
                               char *why, size_t len);

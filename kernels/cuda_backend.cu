@@ -875,6 +875,23 @@ gpuimg_status cuda_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg
     return GPUIMG_OK;
 }
 
+gpuimg_status cuda_flip(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                        const gpuimg_flip_params *p, float *map)
+{
+    CudaBackend *cb = cuda(be);
+    size_t n = (size_t)a->width * (size_t)a->height;
+    gpuimg_status st = reserve_scratch(cb, gpuimg__cuda_flip_scratch(a->width, a->height));
+    if (st != GPUIMG_OK)
+        return st;
+    LAUNCH(cb, "flip",
+           gpuimg__cuda_flip(dplanes(a), dplanes(b), a->channels, a->depth, a->width, a->height, p,
+                             cb->d_scratch, cb->stream));
+    TRY(cb, "cudaMemcpy (flip)",
+        cudaMemcpyAsync(map, cb->d_scratch, n * sizeof(float), cudaMemcpyDeviceToHost, cb->stream));
+    TRY(cb, "cudaStreamSynchronize (flip)", cudaStreamSynchronize(cb->stream));
+    return GPUIMG_OK;
+}
+
 // ---- JPEG (jpeg_codec.cu) ----
 
 int cuda_jpeg_ready(gpuimg_backend *be, char *why, size_t len)
@@ -974,6 +991,7 @@ gpuimg_backend_ops make_cuda_ops()
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;
     o.ssim = cuda_ssim;
+    o.flip = cuda_flip;
     o.jpeg_ready = cuda_jpeg_ready;
     o.jpeg_decode = cuda_jpeg_decode;
     o.jpeg_encode = cuda_jpeg_encode;

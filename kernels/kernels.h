@@ -162,6 +162,14 @@ cudaError_t gpuimg__cuda_unsharp(const uint8_t *d_src, const uint8_t *d_blurred,
 cudaError_t gpuimg__cuda_ssim(const uint8_t *d_a, const uint8_t *d_b, const uint8_t *d_ignore,
                               int w, int h, int depth, double *d_ssim_sum, cudaStream_t stream);
 
+/* flip.cu: FLIP's map (backend.h's flip) of a and b (channels planes at
+ * depth, w x h) into the first w * h floats of d_scratch, which holds
+ * gpuimg__cuda_flip_scratch(w, h) bytes (the intermediates follow). */
+size_t gpuimg__cuda_flip_scratch(int w, int h);
+cudaError_t gpuimg__cuda_flip(gpuimg_dplanes a, gpuimg_dplanes b, int channels, int depth, int w,
+                              int h, const gpuimg_flip_params *p, void *d_scratch,
+                              cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -238,6 +238,46 @@ START_TEST(measurements)
 }
 END_TEST
 
+/* FLIP: the map is the backend's (the same float arithmetic, core/flip_math.h,
+ * but FMA and the device's powf may move its last bits), the figures the
+ * host's; they agree to SPEC's 1e-4 at every size, layout and depth, plain
+ * and with ignored pixels. */
+START_TEST(flip_figures)
+{
+    gpuimg_ctx *cpu = ctx_on("cpu"), *gpu = ctx_on("cuda");
+    int w = sizes[_i % NSIZES][0], h = sizes[_i % NSIZES][1], depth = _i < NSIZES ? 8 : 16;
+    size_t vs = depth / 8;
+    for (int c = 1; c <= 4; c++) {
+        gpuimg_image a, b;
+        tu_random_image_depth(&a, w, h, c, depth, (unsigned)(5000 + 10 * _i + c));
+        tu_random_image_depth(&b, w, h, c, depth, (unsigned)(6000 + 10 * _i + c));
+        for (size_t i = 0; i < (size_t)w * h * c; i += 3) /* b: a, with some changes */
+            memcpy(b.data + i * vs, a.data + i * vs, vs);
+        gpuimg_rect rects[1] = {{2, 3, 9, 4}};
+        for (int variant = 0; variant < 2; variant++) {
+            gpuimg_compare_options o;
+            gpuimg_compare_options_init(&o);
+            o.ssim = 0;
+            o.flip = 1;
+            o.ignore = rects;
+            o.nignore = variant;
+            gpuimg_compare_result rc, rg;
+            ck_assert_int_eq(gpuimg_compare(cpu, &a, &b, &o, &rc, NULL), GPUIMG_OK);
+            ck_assert_int_eq(gpuimg_compare(gpu, &a, &b, &o, &rg, NULL), GPUIMG_OK);
+            ck_assert_int_eq(rc.has_flip, 1);
+            ck_assert_int_eq(rg.has_flip, 1);
+            ck_assert_double_eq_tol(rg.flip_mean, rc.flip_mean, 1e-4);
+            ck_assert_double_eq_tol(rg.flip_p95, rc.flip_p95, 1e-4);
+            ck_assert_double_eq_tol(rg.flip_p99, rc.flip_p99, 1e-4);
+        }
+        gpuimg_image_free(&a);
+        gpuimg_image_free(&b);
+    }
+    gpuimg_ctx_destroy(cpu);
+    gpuimg_ctx_destroy(gpu);
+}
+END_TEST
+
 /* Large halos on tiles wholly inside the image (the sizes above are too
  * small for a 64 x 64 tile plus a halo of 24 or more): the fused kernel
  * with a run-time radius and the 63 x 63 tile kernel on their word-load
@@ -289,6 +329,7 @@ Suite *cuda_suite(void)
     TCase *tc = tu_tcase("cuda-vs-cpu");
     tcase_add_loop_test(tc, every_step, 0, 2 * NSIZES);
     tcase_add_loop_test(tc, measurements, 0, 2 * NSIZES);
+    tcase_add_loop_test(tc, flip_figures, 0, 2 * NSIZES);
     tcase_add_test(tc, interior_tiles);
     tcase_add_loop_test(tc, one_value_histogram, 0, 2);
     suite_add_tcase(s, tc);

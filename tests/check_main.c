@@ -29,6 +29,7 @@ Suite *codecs_suite(void);
 Suite *untrusted_suite(void);
 Suite *buffers_suite(void);
 Suite *compare_suite(void);
+Suite *flip_suite(void);
 Suite *metadata_suite(void);
 Suite *threads_suite(void);
 Suite *jpeg_gpu_suite(void);
@@ -101,6 +102,7 @@ int main(void)
     srunner_add_suite(sr, cli_suite());
     srunner_add_suite(sr, batch_suite());
     srunner_add_suite(sr, compare_suite());
+    srunner_add_suite(sr, flip_suite());
     srunner_add_suite(sr, metadata_suite());
     srunner_add_suite(sr, colour_suite());
     srunner_add_suite(sr, threads_suite());

@@ -28,6 +28,8 @@ enum {
     OPT_MIN_PSNR,
     OPT_MIN_SSIM,
     OPT_SSIM,
+    OPT_FLIP,
+    OPT_MAX_FLIP,
     OPT_JSON,
     OPT_RECURSIVE,
     OPT_ALLOW_NEW,
@@ -49,7 +51,7 @@ struct compare_opts {
     compare_settings s;
     gpuimg_rect ignore[MAX_IGNORE];
     const char *diff, *report, *junit;
-    int json, want_ssim, recursive, allow_new, allow_empty, update, prune, jobs, github;
+    int json, want_ssim, want_flip, recursive, allow_new, allow_empty, update, prune, jobs, github;
     const char *json_file, *ignore_file; /* --json FILE, --ignore-file REGIONS.json */
     int shard_index, shard_count, merge;
 };
@@ -83,8 +85,11 @@ static void compare_help(void)
            "                       be given\n"
            "  --min-psnr DB        PSNR >= DB (identical: infinite)\n"
            "  --min-ssim S         SSIM >= S (-1 to 1); n/a under 11 pixels a side\n"
+           "  --max-flip F         FLIP's mean <= F (0-1); implies --flip\n"
            "output:\n"
            "  --ssim               compute SSIM (the costly figure) without --min-ssim\n"
+           "  --flip               compute NVIDIA's FLIP (LDR, 67 pixels per degree): mean,\n"
+           "                       95th and 99th weighted percentiles of its map\n"
            "  --diff PNG           A's luma at one-third contrast: counted pixels red,\n"
            "                       forgiven yellow, ignored dark blue (one pair)\n"
            "  --json               one JSON document instead of text\n"
@@ -176,6 +181,12 @@ static int limit_option(cli *c, struct compare_opts *o, int opt, const char *arg
             l->has_min_ssim = 1;
         }
         break;
+    case OPT_MAX_FLIP:
+        if ((rc = cli_number(c, "max-flip", arg, 0, 1, &v)) < 0) {
+            l->max_flip = v;
+            l->has_max_flip = 1;
+        }
+        break;
     }
     return rc;
 }
@@ -228,6 +239,7 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     case OPT_IGNORE_FILE: o->ignore_file = arg; break;
     case OPT_SHARD: return parse_shard(c, o, arg);
     case OPT_SSIM: o->want_ssim = 1; break;
+    case OPT_FLIP: o->want_flip = 1; break;
     case OPT_ANTIALIASING: co->antialiasing = 1; break;
     case OPT_RECURSIVE: o->recursive = 1; break;
     case OPT_ALLOW_NEW: o->allow_new = 1; break;
@@ -270,7 +282,7 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     return rc;
 }
 
-static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p)
+static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p, int flip)
 {
     printf("max_diff   %d\n", r->max_diff);
     printf("differing  %llu (%.4f%%)\n", (unsigned long long)r->differing,
@@ -293,6 +305,10 @@ static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p)
         printf("ssim       %.6f\n", r->ssim);
     else
         printf("ssim       n/a\n");
+    if (r->has_flip)
+        printf("flip       mean %.6f p95 %.6f p99 %.6f\n", r->flip_mean, r->flip_p95, r->flip_p99);
+    else if (flip) /* every pixel ignored */
+        printf("flip       n/a\n");
     const char *verdict = p->status == GPUIMG_PAIR_IDENTICAL ? "identical"
                           : p->status == GPUIMG_PAIR_PASSED  ? "within tolerance"
                                                              : "differs beyond tolerance";
@@ -300,10 +316,12 @@ static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p)
 }
 
 /* SSIM is computed when a limit or the user asks for it: it is most of a
- * comparison's time on the CPU (4.7 of 5.7 s for an 8K pair). */
+ * comparison's time on the CPU (4.7 of 5.7 s for an 8K pair). FLIP, the
+ * costlier still, likewise. */
 static void settle_ssim(struct compare_opts *o)
 {
     o->s.opt.ssim = o->want_ssim || o->s.lim.has_min_ssim;
+    o->s.opt.flip = o->want_flip || o->s.lim.has_max_flip;
     o->s.opt.ignore = o->ignore;
 }
 
@@ -376,7 +394,7 @@ static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const
     } else if (p.result.size_differs) {
         printf("result     %s\n", p.reason);
     } else {
-        print_text(&p.result, &p);
+        print_text(&p.result, &p, o->s.opt.flip);
     }
     if (o->s.lim.has_min_ssim && !p.result.has_ssim && !p.result.size_differs && !c->quiet)
         fprintf(stderr, "gpuimg: compare: ssim is n/a (a side is under 11 pixels, or every "
@@ -466,6 +484,8 @@ int cmd_compare(cli *c, int argc, char **argv)
         {"min-psnr", required_argument, NULL, OPT_MIN_PSNR},
         {"min-ssim", required_argument, NULL, OPT_MIN_SSIM},
         {"ssim", no_argument, NULL, OPT_SSIM},
+        {"flip", no_argument, NULL, OPT_FLIP},
+        {"max-flip", required_argument, NULL, OPT_MAX_FLIP},
         {"json", optional_argument, NULL, OPT_JSON},
         {"shard", required_argument, NULL, OPT_SHARD},
         {"merge", no_argument, NULL, OPT_MERGE},

@@ -59,6 +59,7 @@ static void json_thresholds(FILE *f, const compare_settings *s)
     field_number(f, "max_differing_pct", l->max_differing_pct, l->has_max_differing_pct);
     field_number(f, "min_psnr", l->min_psnr, l->has_min_psnr);
     field_number(f, "min_ssim", l->min_ssim, l->has_min_ssim);
+    field_number(f, "max_flip", l->max_flip, l->has_max_flip);
     fputc('}', f);
 }
 
@@ -100,6 +101,18 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
     field_number(f, "rmse", r->rmse, compared);
     field_number(f, "psnr", r->psnr, compared && r->has_psnr);
     field_number(f, "ssim", r->ssim, compared && r->has_ssim);
+    fputs(", \"flip\": ", f);
+    if (compared && r->has_flip) {
+        fputs("{\"mean\": ", f);
+        json_number(f, r->flip_mean, 1);
+        fputs(", \"p95\": ", f);
+        json_number(f, r->flip_p95, 1);
+        fputs(", \"p99\": ", f);
+        json_number(f, r->flip_p99, 1);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
     fputs(", \"bbox\": ", f);
     if (compared && r->differing > 0)
         fprintf(f, "{\"x\": %d, \"y\": %d, \"width\": %d, \"height\": %d}", r->bbox.x, r->bbox.y,
@@ -119,7 +132,7 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
     json_thresholds(f, s);
     fputs(", \"failed\": [", f);
     int n = 0;
-    for (unsigned bit = 1; bit <= GPUIMG_FAILED_SIZE; bit <<= 1)
+    for (unsigned bit = 1; bit <= GPUIMG_FAILED_MAX_FLIP; bit <<= 1)
         if (p->failed & bit)
             fprintf(f, "%s\"%s\"", n++ ? ", " : "", gpuimg_compare_failure_name(bit));
     fputs("], \"reason\": ", f);

@@ -99,6 +99,11 @@ static int pair_from(const json_value *rec, const compare_settings *s, gpuimg_pa
     r->psnr = json_number_or(rec, "psnr", 0);
     r->has_ssim = json_get(rec, "ssim") && json_get(rec, "ssim")->type == JSON_NUMBER;
     r->ssim = json_number_or(rec, "ssim", 0);
+    const json_value *flip = json_get(rec, "flip");
+    r->has_flip = flip && flip->type == JSON_OBJECT;
+    r->flip_mean = json_number_or(flip, "mean", 0);
+    r->flip_p95 = json_number_or(flip, "p95", 0);
+    r->flip_p99 = json_number_or(flip, "p99", 0);
     r->identical = p->status == GPUIMG_PAIR_IDENTICAL;
     r->size_differs = p->status == GPUIMG_PAIR_SIZE;
     const json_value *box = json_get(rec, "bbox");
@@ -196,6 +201,7 @@ static int settings_from(const json_value *doc, compare_settings *s)
     LIMIT("max_differing_pct", max_differing_pct, has_max_differing_pct)
     LIMIT("min_psnr", min_psnr, has_min_psnr)
     LIMIT("min_ssim", min_ssim, has_min_ssim)
+    LIMIT("max_flip", max_flip, has_max_flip)
 #undef LIMIT
     return 0;
 }

@@ -328,6 +328,9 @@ static void html_figures_row(FILE *f, const gpuimg_pair *p)
         fprintf(f, "<tr><th>psnr</th><td class=n>%.2f dB</td></tr>", x->psnr);
     if (x->has_ssim)
         fprintf(f, "<tr><th>ssim</th><td class=n>%.6f</td></tr>", x->ssim);
+    if (x->has_flip)
+        fprintf(f, "<tr><th>flip mean / p95 / p99</th><td class=n>%.4f / %.4f / %.4f</td></tr>",
+                x->flip_mean, x->flip_p95, x->flip_p99);
     if (x->differing)
         fprintf(f, "<tr><th>box</th><td class=n>%d,%d %dx%d</td></tr>", x->bbox.x, x->bbox.y,
                 x->bbox.width, x->bbox.height);
@@ -439,6 +442,8 @@ static void html_thresholds(FILE *f, const compare_settings *s)
         fprintf(f, "%spsnr &ge; %g dB", any++ ? ", " : "", l->min_psnr);
     if (l->has_min_ssim)
         fprintf(f, "%sssim &ge; %g", any++ ? ", " : "", l->min_ssim);
+    if (l->has_max_flip)
+        fprintf(f, "%sflip mean &le; %g", any++ ? ", " : "", l->max_flip);
     if (!any)
         fprintf(f, "none (one counted pixel fails)");
     fprintf(f, ".</p>\n");

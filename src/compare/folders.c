@@ -443,8 +443,8 @@ gpuimg_status gpuimg_compare_folders(gpuimg_ctx *ctx, const gpuimg_folder_option
     folder_run run = {.o = opt, .out = out, .cfg = ctx->cfg};
     gpuimg__budget_init(&run.budget, gpuimg__budget_of(&ctx->cfg));
     /* Resolve the backend once, here, for every worker: "auto" says its one
-     * notice and CUDA's context is made once (only when SSIM needs it). */
-    if (opt->compare.ssim && out->npairs > 0) {
+     * notice and CUDA's context is made once (only when SSIM or FLIP needs it). */
+    if ((opt->compare.ssim || opt->compare.flip) && out->npairs > 0) {
         const char *name;
         if ((st = gpuimg_ctx_backend(ctx, &name)) != GPUIMG_OK) {
             gpuimg__budget_destroy(&run.budget);

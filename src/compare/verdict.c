@@ -16,6 +16,7 @@ const char *gpuimg_compare_failure_name(unsigned bit)
     case GPUIMG_FAILED_MIN_PSNR: return "min_psnr";
     case GPUIMG_FAILED_MIN_SSIM: return "min_ssim";
     case GPUIMG_FAILED_SIZE: return "size";
+    case GPUIMG_FAILED_MAX_FLIP: return "max_flip";
     }
     return "?";
 }
@@ -41,8 +42,9 @@ unsigned gpuimg_compare_check(const gpuimg_compare_result *r, const gpuimg_compa
     char text[160];
     unsigned failed = 0;
     int ssim_applies = l->has_min_ssim && r->has_ssim;
+    int flip_applies = l->has_max_flip && r->has_flip;
     if (!l->has_max_diff && !l->has_max_differing && !l->has_max_differing_pct &&
-        !l->has_min_psnr && !ssim_applies) {
+        !l->has_min_psnr && !ssim_applies && !flip_applies) {
         if (r->differing == 0)
             return 0;
         snprintf(text, sizeof text, "differing %llu pixel%s (%.4g%%) > 0",
@@ -78,6 +80,11 @@ unsigned gpuimg_compare_check(const gpuimg_compare_result *r, const gpuimg_compa
         snprintf(text, sizeof text, "ssim %.6f < %.15g", r->ssim, l->min_ssim);
         add_reason(why, len, text);
         failed |= GPUIMG_FAILED_MIN_SSIM;
+    }
+    if (flip_applies && r->flip_mean > l->max_flip) {
+        snprintf(text, sizeof text, "flip mean %.6g > %.15g", r->flip_mean, l->max_flip);
+        add_reason(why, len, text);
+        failed |= GPUIMG_FAILED_MAX_FLIP;
     }
     return failed;
 }

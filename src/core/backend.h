@@ -98,6 +98,27 @@ typedef struct gpuimg_axis {
     float *weights; /* m * taps */
 } gpuimg_axis;
 
+/* FLIP's filters and constants (src/core/flip_math.h), made once on the
+ * host in float as NVIDIA's reference makes them (gpuimg__flip_params) and
+ * handed to the backend: at flip-evaluator's default of 67.02 pixels per
+ * degree (0.7 m from a 0.7 m wide screen of 3840 pixels) the spatial
+ * (contrast sensitivity) filters have radius 10 and the feature (edge and
+ * point) filters radius 9. */
+#define GPUIMG_FLIP_SPATIAL_RADIUS 10
+#define GPUIMG_FLIP_SPATIAL_TAPS (2 * GPUIMG_FLIP_SPATIAL_RADIUS + 1)
+#define GPUIMG_FLIP_FEATURE_RADIUS 9
+#define GPUIMG_FLIP_FEATURE_TAPS (2 * GPUIMG_FLIP_FEATURE_RADIUS + 1)
+typedef struct gpuimg_flip_params {
+    /* spatial: Y's and Cx's Gaussians; Cz's sum of two Gaussians as two
+     * separable filters whose results are added */
+    float y[GPUIMG_FLIP_SPATIAL_TAPS], cx[GPUIMG_FLIP_SPATIAL_TAPS];
+    float cz1[GPUIMG_FLIP_SPATIAL_TAPS], cz2[GPUIMG_FLIP_SPATIAL_TAPS];
+    /* features: the Gaussian and its first and second derivatives */
+    float g[GPUIMG_FLIP_FEATURE_TAPS], dg[GPUIMG_FLIP_FEATURE_TAPS], ddg[GPUIMG_FLIP_FEATURE_TAPS];
+    float cmax, pccmax; /* the largest colour distance (green to blue), ^0.7, and 0.4 of it */
+} gpuimg_flip_params;
+void gpuimg__flip_params(gpuimg_flip_params *p);
+
 typedef struct gpuimg_backend gpuimg_backend;
 
 typedef struct gpuimg_backend_ops {
@@ -215,6 +236,14 @@ typedef struct gpuimg_backend_ops {
      * L = 255 (its constants scale with L²), so one float path serves both. */
     gpuimg_status (*ssim)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
                           const uint8_t *ignore, double *sum);
+    /* FLIP (LDR, src/core/flip_math.h) of a (the reference) and b (the
+     * test), the same shape, 1 to 4 planes at depth 8 or 16: gray planes
+     * read as R = G = B, values v / 255 or v / 65535, and an alpha plane
+     * (the last of 2 or 4) composited over white first, c a + 1 - a. The
+     * map, one float per pixel in [0, 1], rows packed, into map (host
+     * memory); the figures are the host's (src/compare/compare.c). */
+    gpuimg_status (*flip)(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                          const gpuimg_flip_params *p, float *map);
 
     /* JPEG on the device (SPEC §4; NULL for a backend without it, the
      * CPU's). jpeg_ready: 1 when the codec can be used (set up on first

@@ -168,4 +168,5 @@ const gpuimg_backend_ops gpuimg__cpu_backend = {
     .copy_plane = cpu_copy_plane,
     .histogram = gpuimg__cpu_histogram,
     .ssim = gpuimg__cpu_ssim,
+    .flip = gpuimg__cpu_flip,
 };

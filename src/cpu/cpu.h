@@ -118,6 +118,8 @@ gpuimg_status gpuimg__cpu_histogram(gpuimg_backend *be, const gpuimg_planes *src
                                     gpuimg_histogram *out);
 gpuimg_status gpuimg__cpu_ssim(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
                                const uint8_t *ignore, double *sum);
+gpuimg_status gpuimg__cpu_flip(gpuimg_backend *be, const gpuimg_planes *a, const gpuimg_planes *b,
+                               const gpuimg_flip_params *p, float *map);
 
 /* Adds the counts of n values of a plane from value `first` on into
  * counts (256 or 65536 bins by depth). */
