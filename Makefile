@@ -166,7 +166,7 @@ test-valgrind:
 # UBSan into build-fuzz/; `make fuzz-run` runs each for FUZZ_SECONDS on its
 # seed corpus (new inputs go to build-fuzz/corpus/, findings to
 # build-fuzz/artifacts/) and fails on the first finding.
-FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata jxl heif
+FUZZ_TARGETS = load info png png_write jpeg_bands kernel steps cli tiff_exif tiff webp metadata jxl heif json
 FUZZ_SECONDS ?= 60
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -175,6 +175,9 @@ fuzz:
 	    SAN="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
 
 $(BUILD)/fuzz_cli: tests/fuzz/fuzz_cli.c $(CLI_CORE) $(BUILD)/libgpuimg.a
+	$(CC) $(CPPFLAGS) -Isrc/cli $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzz_json: tests/fuzz/fuzz_json.c $(BUILD)/src/cli/json_read.o $(BUILD)/src/cli/compare_regions.o $(BUILD)/libgpuimg.a
 	$(CC) $(CPPFLAGS) -Isrc/cli $(CFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 $(BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/libgpuimg.a
