@@ -103,7 +103,7 @@ echo "clean root: $how"
 github=
 if "$bin" compare --help 2>&1 | grep -q -- '--github'; then github=--github; fi
 set +e
-inroot compare "$(p /ci/goldens)" "$(p /ci/actual)" --threshold 0.1 --antialiasing \
+inroot compare "$(p /ci/goldens)" "$(p /ci/actual)" --threshold 0.1 --antialiasing --max-shift 2 \
     --junit "$(p /ci/gpuimg.xml)" --report "$(p /ci/report)" $github >"$work/out" 2>&1
 rc=$?
 set -e
@@ -123,7 +123,7 @@ if [ -s "$root/ci/report/index.html" ] && grep -q 'recolor' "$root/ci/report/ind
     pass "report written"
 else fail "report: no index.html naming recolor.png"; fi
 rm -f "$root/ci/actual/recolor.png" "$root/ci/goldens/recolor.png"
-if inroot compare "$(p /ci/goldens)" "$(p /ci/actual)" --threshold 0.1 --antialiasing \
+if inroot compare "$(p /ci/goldens)" "$(p /ci/actual)" --threshold 0.1 --antialiasing --max-shift 2 \
     --junit "$(p /ci/pass.xml)" >"$work/out" 2>&1; then pass "compare in the root: exit 0 when every pair passes"
 else fail "compare of passing pairs: $(cat "$work/out")"; fi
 
