@@ -357,6 +357,168 @@ START_TEST(limits_and_one_pair_json)
 }
 END_TEST
 
+/* PNG chunk surgery for the byte-identical tests: the CRC-32 of PNG. */
+static uint32_t png_crc(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xffffffffu;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+/* The golden's bytes, with (text) a tEXt chunk after IHDR: other bytes,
+ * the same pixels. */
+static void write_png(const char *path, const char *golden, int text)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)tu_read_file(tu_golden(golden), &len);
+    ck_assert_ptr_nonnull(d);
+    if (!text) {
+        tu_write_file(path, d, len);
+        free(d);
+        return;
+    }
+    static const char body[] = "tEXtComment\0re-encoded";
+    size_t n = sizeof body - 1, at = 33; /* signature 8, IHDR 25 */
+    unsigned char *o = malloc(len + n + 8);
+    ck_assert_ptr_nonnull(o);
+    memcpy(o, d, at);
+    put_be32(o + at, (uint32_t)(n - 4));
+    memcpy(o + at + 4, body, n);
+    put_be32(o + at + 4 + n, png_crc(o + at + 4, n));
+    memcpy(o + at + 8 + n, d + at, len - at);
+    tu_write_file(path, o, len + n + 8);
+    free(o);
+    free(d);
+}
+
+/* Byte-identical files are not decoded (compare/same_file.c): their record
+ * is the one two decoded files of the same pixels give, for every layout,
+ * depth and option that changes it. */
+START_TEST(identical_files_as_decoded)
+{
+    static const char *const images[] = {UI,
+                                         "inputs/camera_64x48_gray.png",
+                                         "inputs/photo16_67x45_rgb.png",
+                                         "inputs/rand16_31x29_ga.png",
+                                         "inputs/rand_7x5_rgba.png",
+                                         "inputs/matte_41x27_rgba.png",
+                                         "inputs/oriented_6.png"};
+    static const char *const opts[][8] = {
+        {NULL},
+        {"--ssim", NULL},
+        {"--ssim", "--ignore", "0,0,20,20", "--ignore", "10,10,200,3", NULL},
+        {"--threshold", "0.1", "--antialiasing", "--max-shift", "2", NULL},
+        {"--ssim", "--ignore", "-5,-5,500,500", "--max-differing", "1%", NULL},
+        {"--min-psnr", "30", "--min-ssim", "0.9", NULL},
+        {"--depth", "16", "--ssim", NULL},
+        {"--no-auto-orient", "--max-diff", "0", NULL},
+    };
+    char a[1024], b[1024], ea[1024], eb[1024];
+    snprintf(a, sizeof a, "%s/a.png", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/b.png", tu_tmpdir());
+    snprintf(ea, sizeof ea, "%s/e", tu_tmpdir());
+    snprintf(eb, sizeof eb, "%s/f", tu_tmpdir());
+    mkdir(ea, 0777);
+    mkdir(eb, 0777);
+    for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+            char *out[2][2], *err;
+            int rc[2][2];
+            const char *args[16] = {tu_bin(), "compare", a, b, "--json"};
+            int n = 5;
+            for (int j = 0; opts[k][j]; j++)
+                args[n++] = opts[k][j];
+            const char *fargs[16];
+            memcpy(fargs, args, sizeof fargs);
+            fargs[2] = ea;
+            fargs[3] = eb;
+            write_png(a, images[i], 0);
+            for (int text = 0; text < 2; text++) { /* the same bytes, then other bytes */
+                char p[1100];
+                write_png(b, images[i], text);
+                snprintf(p, sizeof p, "%s/p.png", ea);
+                write_png(p, images[i], 0);
+                snprintf(p, sizeof p, "%s/p.png", eb);
+                write_png(p, images[i], text);
+                rc[0][text] = tu_run(args, NULL, &out[0][text], &err);
+                free(err);
+                rc[1][text] = tu_run(fargs, NULL, &out[1][text], &err);
+                free(err);
+            }
+            for (int m = 0; m < 2; m++) {
+                ck_assert_msg(rc[m][0] == rc[m][1] && strcmp(out[m][0], out[m][1]) == 0,
+                              "%s, options %zu (%s): exit %d %d\n%s\n%s", images[i], k,
+                              m ? "folders" : "one pair", rc[m][0], rc[m][1], out[m][0], out[m][1]);
+                ck_assert_ptr_nonnull(strstr(out[m][0], "identical"));
+                free(out[m][0]);
+                free(out[m][1]);
+            }
+        }
+}
+END_TEST
+
+/* Byte-identical files that are not whole (cut, a CRC wrong) are decoded,
+ * so still an error; one whose chunks are whole, CRCs right, but whose
+ * compressed pixels were changed is identical to itself, undecoded, as
+ * cmp would say (README: compare). */
+START_TEST(identical_damaged_files)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)tu_read_file(tu_golden(UI), &len);
+    ck_assert_ptr_nonnull(d);
+    size_t idat = 8;
+    while (memcmp(d + idat + 4, "IDAT", 4) != 0)
+        idat += 12 + be32(d + idat);
+    uint32_t idat_len = be32(d + idat);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/a.png", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/b.png", tu_tmpdir());
+    for (int damage = 0; damage < 3; damage++) {
+        unsigned char *c = malloc(len);
+        ck_assert_ptr_nonnull(c);
+        memcpy(c, d, len);
+        size_t n = len;
+        if (damage == 0) {
+            n = idat + 8 + idat_len / 2; /* cut inside the pixels */
+        } else {
+            c[idat + 8 + idat_len / 2] ^= 0x55;
+            if (damage == 2) /* the CRC made right again */
+                put_be32(c + idat + 8 + idat_len, png_crc(c + idat + 4, idat_len + 4));
+        }
+        tu_write_file(a, c, n);
+        tu_write_file(b, c, n);
+        free(c);
+        char *out, *err;
+        int rc = RUN(&out, &err, "compare", a, b, "--json");
+        if (damage < 2) {
+            ck_assert_msg(rc == 3, "damage %d: exit %d", damage, rc);
+            ck_assert_ptr_nonnull(strstr(out, "\"status\": \"error\""));
+        } else {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_ptr_nonnull(strstr(out, "\"status\": \"identical\""));
+        }
+        free(out);
+        free(err);
+    }
+    free(d);
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
     char exp[512], act[512];
@@ -510,6 +672,8 @@ Suite *compare_suite(void)
     tcase_add_test(tc, update_and_prune_change_exactly_that);
     tcase_add_test(tc, report_junit_and_json);
     tcase_add_test(tc, limits_and_one_pair_json);
+    tcase_add_test(tc, identical_files_as_decoded);
+    tcase_add_test(tc, identical_damaged_files);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, interrupted_update_leaves_goldens_whole);
     suite_add_tcase(s, tc);

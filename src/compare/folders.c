@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "batch/plan.h"
+#include "compare/same_file.h"
 #include "core/budget.h"
 #include "core/pool.h"
 #include "core/utf8.h"
@@ -152,6 +153,7 @@ static size_t folder_len(const char *full, const char *rel)
 struct pair_files {
     gpuimg_image e, a, mask;
     uint64_t taken; /* of the budget */
+    int same;       /* byte-identical files, not decoded: p->result is set */
 };
 
 static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
@@ -175,6 +177,20 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
     if (st == GPUIMG_OK &&
         (st = gpuimg__budget_take(&run->budget, ctx, p->path, need)) == GPUIMG_OK)
         f->taken = need;
+    /* Byte-identical files (no mask) are identical images: not decoded
+     * when the file is whole and the result passes (same_file.h). */
+    if (st == GPUIMG_OK && path[0] && !path[2] &&
+        gpuimg__compare_same_file(ctx, data[0], size[0], data[1], size[1], &run->o->compare,
+                                  &p->result, &p->expected_width, &p->expected_height)) {
+        char why[8];
+        if (gpuimg_compare_check(&p->result, &run->o->limits, why, sizeof why) == 0) {
+            f->same = 1;
+            free(data[0]);
+            free(data[1]);
+            return GPUIMG_OK;
+        }
+        memset(&p->result, 0, sizeof p->result);
+    }
     for (int k = 0; k < 3; k++) {
         if (st == GPUIMG_OK && path[k])
             st = gpuimg__load_owned(ctx, data[k], size[k], path[k], img[k]);
@@ -192,6 +208,12 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
     gpuimg_image diff = {0};
     if (load_pair(run, ctx, p, &f) != GPUIMG_OK) {
         pair_error(p, ctx);
+        goto done;
+    }
+    if (f.same) {
+        p->actual_width = p->expected_width;
+        p->actual_height = p->expected_height;
+        p->status = GPUIMG_PAIR_IDENTICAL;
         goto done;
     }
     p->actual_width = f.a.width;

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Byte-identical files compared without decoding them (issue 28): the
+ * result gpuimg_compare would give for an image against itself, from the
+ * file's header alone. */
+#ifndef GPUIMG_SAME_FILE_H
+#define GPUIMG_SAME_FILE_H
+
+#include "core/internal.h"
+
+/* When a and b hold the same bytes and those are a PNG that is whole (every
+ * chunk within the file, its CRC right, IEND last) whose header probes
+ * fine within the size limits, fills out as gpuimg_compare would for the
+ * decoded pair (identical, the figures 0, SSIM 1 where it applies; opt
+ * must have no mask) and *width, *height with the images' size, and
+ * returns 1. Otherwise returns 0, having changed nothing (the context's
+ * error included): the pair is then decoded and compared as any other, so
+ * a damaged file is still an error. The pixels are never read: a PNG whose
+ * chunks are whole but whose compressed data is not (made so on purpose:
+ * the CRCs hold) is called identical to itself, as cmp would. */
+int gpuimg__compare_same_file(gpuimg_ctx *ctx, const uint8_t *a, size_t a_size, const uint8_t *b,
+                              size_t b_size, const gpuimg_compare_options *opt,
+                              gpuimg_compare_result *out, int *width, int *height);
+
+#endif
