@@ -277,11 +277,10 @@ static gpuimg_status load_two(cli *c, struct compare_opts *o, const char *a_path
     if (st != GPUIMG_OK)
         return st;
     gpuimg_status read_b = gpuimg__read_file(c->ctx, b_path, &db, &nb);
-    char why[8];
     if (read_b == GPUIMG_OK && !o->s.mask && !o->diff &&
-        gpuimg__compare_same_file(c->ctx, da, na, db, nb, &o->s.opt, &p->result, &p->expected_width,
-                                  &p->expected_height) &&
-        gpuimg_compare_check(&p->result, &o->s.lim, why, sizeof why) == 0) {
+        gpuimg__compare_same_file(c->ctx, file_name(a_path), da, na, file_name(b_path), db, nb,
+                                  &o->s.opt, &o->s.lim, &p->result, &p->expected_width,
+                                  &p->expected_height)) {
         p->actual_width = p->expected_width;
         p->actual_height = p->expected_height;
         *same = 1;
@@ -289,7 +288,6 @@ static gpuimg_status load_two(cli *c, struct compare_opts *o, const char *a_path
         free(db);
         return GPUIMG_OK;
     }
-    memset(&p->result, 0, sizeof p->result);
     /* B's read error is said after A has loaded, as when B was read then */
     char b_error[sizeof c->ctx->error];
     if (read_b != GPUIMG_OK)

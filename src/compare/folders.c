@@ -180,16 +180,13 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
     /* Byte-identical files (no mask) are identical images: not decoded
      * when the file is whole and the result passes (same_file.h). */
     if (st == GPUIMG_OK && path[0] && !path[2] &&
-        gpuimg__compare_same_file(ctx, data[0], size[0], data[1], size[1], &run->o->compare,
-                                  &p->result, &p->expected_width, &p->expected_height)) {
-        char why[8];
-        if (gpuimg_compare_check(&p->result, &run->o->limits, why, sizeof why) == 0) {
-            f->same = 1;
-            free(data[0]);
-            free(data[1]);
-            return GPUIMG_OK;
-        }
-        memset(&p->result, 0, sizeof p->result);
+        gpuimg__compare_same_file(ctx, path[0], data[0], size[0], path[1], data[1], size[1],
+                                  &run->o->compare, &run->o->limits, &p->result, &p->expected_width,
+                                  &p->expected_height)) {
+        f->same = 1;
+        free(data[0]);
+        free(data[1]);
+        return GPUIMG_OK;
     }
     for (int k = 0; k < 3; k++) {
         if (st == GPUIMG_OK && path[k])

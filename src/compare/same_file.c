@@ -16,7 +16,9 @@
 
 #include "compare/same_file.h"
 #include "core/backend.h"
+#include "io/formats.h"
 #include "io/io.h"
+#include "io/metadata.h"
 #include "io/walk_png.h"
 
 /* A chunk type is four ASCII letters (libpng refuses anything else). */
@@ -89,9 +91,25 @@ static int ignored(const gpuimg_compare_options *o, int w, int h, uint64_t *all,
     return 1;
 }
 
-int gpuimg__compare_same_file(gpuimg_ctx *ctx, const uint8_t *a, size_t a_size, const uint8_t *b,
-                              size_t b_size, const gpuimg_compare_options *opt,
-                              gpuimg_compare_result *out, int *width, int *height)
+/* The metadata's warnings a load of the file would say, for each name. */
+static int tell_notes(gpuimg_ctx *ctx, const char *const names[2], const uint8_t *d, size_t n)
+{
+    gpuimg_metadata *m = NULL;
+    gpuimg__meta_notes notes;
+    if (gpuimg__metadata_parse_quiet(ctx, names[0], &gpuimg__format_png, d, n, &m, &notes) !=
+        GPUIMG_OK)
+        return 0;
+    gpuimg_metadata_free(m);
+    for (int k = 0; k < 2; k++)
+        gpuimg__metadata_tell(ctx, names[k], &notes);
+    return 1;
+}
+
+int gpuimg__compare_same_file(gpuimg_ctx *ctx, const char *name_a, const uint8_t *a, size_t a_size,
+                              const char *name_b, const uint8_t *b, size_t b_size,
+                              const gpuimg_compare_options *opt,
+                              const gpuimg_compare_limits *limits, gpuimg_compare_result *out,
+                              int *width, int *height)
 {
     gpuimg_compare_options defaults;
     if (!opt) {
@@ -103,7 +121,7 @@ int gpuimg__compare_same_file(gpuimg_ctx *ctx, const uint8_t *a, size_t a_size, 
         !(opt->threshold >= 0 && opt->threshold <= 1) || opt->max_shift < 0 || opt->max_shift > 8 ||
         opt->nignore < 0 || (opt->nignore > 0 && !opt->ignore))
         return 0;
-    if (a_size != b_size || (a != b && memcmp(a, b, a_size) != 0) || !png_whole(a, a_size))
+    if (a_size != b_size || memcmp(a, b, a_size) != 0 || !png_whole(a, a_size))
         return 0;
     gpuimg_file_info fi;
     if (!gpuimg__probe_header(ctx, a, a_size, &fi) || fi.channels < 1 || fi.channels > 4)
@@ -117,20 +135,33 @@ int gpuimg__compare_same_file(gpuimg_ctx *ctx, const uint8_t *a, size_t a_size, 
     uint64_t skipped, skipped_inside;
     if (!ignored(opt, w, h, &skipped, &skipped_inside))
         return 0;
-    memset(out, 0, sizeof *out);
-    out->width = w;
-    out->height = h;
-    out->channels = fi.channels;
-    out->depth = ctx->cfg.depth ? ctx->cfg.depth : fi.depth == 16 ? 16 : 8;
-    out->identical = 1;
-    out->ignored = skipped;
-    out->compared = (uint64_t)w * (uint64_t)h - skipped;
+    gpuimg_compare_result r = {0};
+    r.width = w;
+    r.height = h;
+    r.channels = fi.channels;
+    r.depth = ctx->cfg.depth ? ctx->cfg.depth : fi.depth == 16 ? 16 : 8;
+    r.identical = 1;
+    r.ignored = skipped;
+    r.compared = (uint64_t)w * (uint64_t)h - skipped;
     int rad = GPUIMG_SSIM_RADIUS;
     if (opt->ssim && w >= GPUIMG_SSIM_TAPS && h >= GPUIMG_SSIM_TAPS &&
         (uint64_t)(w - 2 * rad) * (uint64_t)(h - 2 * rad) > skipped_inside) {
-        out->has_ssim = 1;
-        out->ssim = 1.0;
+        r.has_ssim = 1;
+        r.ssim = 1.0;
     }
+    /* a pair that fails is decoded: the report wants its picture */
+    gpuimg_compare_limits none = {0};
+    char why[8];
+    if (gpuimg_compare_check(&r, limits ? limits : &none, why, sizeof why) != 0)
+        return 0;
+    char error[sizeof ctx->error];
+    memcpy(error, ctx->error, sizeof error);
+    const char *const names[2] = {name_a, name_b};
+    if (!tell_notes(ctx, names, a, a_size)) {
+        memcpy(ctx->error, error, sizeof error);
+        return 0;
+    }
+    *out = r;
     *width = w;
     *height = h;
     return 1;

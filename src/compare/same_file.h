@@ -7,18 +7,23 @@
 
 #include "core/internal.h"
 
-/* When a and b hold the same bytes and those are a PNG that is whole (every
- * chunk within the file, its CRC right, IEND last) whose header probes
- * fine within the size limits, fills out as gpuimg_compare would for the
- * decoded pair (identical, the figures 0, SSIM 1 where it applies; opt
- * must have no mask) and *width, *height with the images' size, and
- * returns 1. Otherwise returns 0, having changed nothing (the context's
- * error included): the pair is then decoded and compared as any other, so
- * a damaged file is still an error. The pixels are never read: a PNG whose
- * chunks are whole but whose compressed data is not (made so on purpose:
- * the CRCs hold) is called identical to itself, as cmp would. */
-int gpuimg__compare_same_file(gpuimg_ctx *ctx, const uint8_t *a, size_t a_size, const uint8_t *b,
-                              size_t b_size, const gpuimg_compare_options *opt,
-                              gpuimg_compare_result *out, int *width, int *height);
+/* When a and b (the files named name_a and name_b) hold the same bytes and
+ * those are a PNG that is whole (every chunk within the file, its CRC
+ * right, IEND last) whose header probes fine within the size limits, and
+ * the result passes limits (NULL: the defaults): fills out as
+ * gpuimg_compare would for the decoded pair (identical, the figures 0,
+ * SSIM 1 where it applies; opt must have no mask) and *width, *height
+ * with the images' size, says the warnings the loads of both would
+ * (metadata dropped), and returns 1. Otherwise returns 0, having changed
+ * nothing (the context's error included): the pair is then decoded and
+ * compared as any other, so a damaged file is still an error. The pixels
+ * are never read: a PNG whose chunks are whole but whose compressed data
+ * is not (made so on purpose: the CRCs hold) is called identical to
+ * itself, as cmp would. */
+int gpuimg__compare_same_file(gpuimg_ctx *ctx, const char *name_a, const uint8_t *a, size_t a_size,
+                              const char *name_b, const uint8_t *b, size_t b_size,
+                              const gpuimg_compare_options *opt,
+                              const gpuimg_compare_limits *limits, gpuimg_compare_result *out,
+                              int *width, int *height);
 
 #endif

@@ -167,6 +167,10 @@ gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, 
 /* The same at depth 8 or 16. */
 gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels, int depth);
+/* The same with a buffer of at least room bytes (a decoder's working
+ * space, the pixels packed at its start once decoded). */
+gpuimg_status gpuimg__image_take_room(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                      int channels, int depth, size_t room);
 gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels, int depth);
 /* img itself when its rows are packed, else a packed copy in *copy (to be

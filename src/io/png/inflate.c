@@ -8,7 +8,9 @@
  *    carry-less multiplies), and the IDATs' data gathered into one buffer;
  *  - libdeflate inflates it in one call (about twice zlib's speed, since it
  *    sees the whole input and output at once), checking the Adler-32 and
- *    that the data is exactly one filter byte plus one row per row;
+ *    that the data is exactly one filter byte plus one row per row, into
+ *    the image's own buffer, whose start the rows are then unfiltered to
+ *    in place (no second image's memory to fault in and write);
  *  - the rows are unfiltered by every thread of the pool at once, as a
  *    wavefront: a thread claims the next row, and walks it in spans of
  *    SPAN bytes, each started only once the row above has finished the
@@ -26,7 +28,11 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
+#include "core/big_alloc.h"
 #include "core/pool.h"
 #include "io/io.h"
 #include "io/walk_png.h"
@@ -49,69 +55,162 @@ static int letters(const uint8_t *t)
 }
 
 typedef struct unfilter_job {
-    const uint8_t *filtered; /* h rows of 1 + n bytes */
-    uint8_t *out;            /* h rows of n bytes */
-    size_t n;
+    /* One buffer: the image's rows, packed, from its start (out row y at
+     * y n), and the inflated stream (row y's filter byte and n bytes) from
+     * off on, so that the rows unfilter in place with no second image's
+     * memory. Row y's output lies below its own input, so a row consumes
+     * its input before it overwrites any of it; it may overwrite rows
+     * above's input, and waits for those rows to finish first (rows at
+     * least off / (n + 1) above: long done, with off a row per thread). */
+    uint8_t *buf;
+    size_t n, off;
     int h, bpp;
     atomic_int next_row;
     atomic_int bad;      /* a filter type over 4 */
     atomic_size_t *done; /* bytes of each row unfiltered so far */
 } unfilter_job;
 
-typedef struct unfilter_piece {
+typedef struct unfilter_job_piece {
     gpuimg_task task;
     unfilter_job *job;
-} unfilter_piece;
+} unfilter_job_piece;
 
 /* The filter types. The first row's "row above" is all zeros (up NULL). */
 enum { NONE, SUB, UP, AVERAGE, PAETH };
 
+#if defined(__SSE2__)
+/* One pixel of bpp bytes as 16-bit lanes, and back: Sub, Average and Paeth
+ * depend on the pixel to the left, a chain no SIMD breaks, so they go a
+ * pixel at a time with its channels side by side in one register (the
+ * left pixel a and upper-left c stay in registers). Paeth is branchless
+ * (libpng's SSE2 formulation): its choice is a coin toss on a photograph. */
+static inline __m128i load_px(const uint8_t *p, const int bpp)
+{
+    uint32_t v = 0;
+    memcpy(&v, p, (size_t)bpp);
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)v), _mm_setzero_si128());
+}
+
+static inline void store_px(uint8_t *p, __m128i v, const int bpp)
+{
+    uint32_t x = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(v, v));
+    memcpy(p, &x, (size_t)bpp);
+}
+
+/* A pixel of 3 bytes read and written as 4 where the fourth is the next
+ * pixel's of the same span (a 3-byte copy goes through the stack, and the
+ * 4-byte load after two partial stores stalls): the fourth lane's value
+ * is never used, and the next pixel's byte written is rewritten next. */
+static inline __m128i load_px4(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)v), _mm_setzero_si128());
+}
+
+static inline void store_px4(uint8_t *p, __m128i v)
+{
+    uint32_t x = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(v, v));
+    memcpy(p, &x, 4);
+}
+
+static inline __m128i abs16(__m128i x)
+{
+    return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x));
+}
+
+static inline __m128i choose(__m128i mask, __m128i yes, __m128i no)
+{
+    return _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no));
+}
+
+/* One pixel of Sub, Average (up NULL: the first row) or Paeth: the next a. */
+static inline __attribute__((always_inline)) __m128i chain_px(int type, __m128i a, __m128i *c,
+                                                              __m128i b, __m128i x)
+{
+    if (type == SUB)
+        return _mm_add_epi8(a, x); /* lanes stay bytes */
+    if (type == AVERAGE)
+        return _mm_add_epi8(_mm_srli_epi16(_mm_add_epi16(a, b), 1), x);
+    /* Paeth: p = a + b - c; whichever of a, b, c is nearest p, in that order */
+    __m128i bc = _mm_sub_epi16(b, *c), ac = _mm_sub_epi16(a, *c);
+    __m128i pa = abs16(bc), pb = abs16(ac), pc = abs16(_mm_add_epi16(bc, ac));
+    __m128i least = _mm_min_epi16(_mm_min_epi16(pa, pb), pc);
+    __m128i pred = choose(_mm_cmpeq_epi16(least, pa), a, choose(_mm_cmpeq_epi16(least, pb), b, *c));
+    *c = b;
+    return _mm_add_epi8(pred, x);
+}
+
+/* Sub, Average (up may be NULL: the first row) and Paeth (up not NULL)
+ * over bytes [i0, i1) of a row, whole pixels; r may lie below f in the
+ * same buffer (each pixel is read before its store). */
+static inline __attribute__((always_inline)) void chain_span(int type, const uint8_t *f, uint8_t *r,
+                                                             const uint8_t *up, size_t i0,
+                                                             size_t i1, const int bpp)
+{
+    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128(), zero = _mm_setzero_si128();
+    if (i0 > 0) {
+        a = load_px(r + i0 - bpp, bpp);
+        c = up && type == PAETH ? load_px(up + i0 - bpp, bpp) : c;
+    }
+    size_t i = i0;
+    if (bpp == 3) /* all but the span's last pixel 4 bytes at a time */
+        for (; i + 3 < i1; i += 3) {
+            __m128i b = up && type != SUB ? load_px4(up + i) : zero;
+            a = chain_px(type, a, &c, b, load_px4(f + i));
+            store_px4(r + i, a);
+        }
+    for (; i < i1; i += bpp) {
+        __m128i b = up && type != SUB ? load_px(up + i, bpp) : zero;
+        a = chain_px(type, a, &c, b, load_px(f + i, bpp));
+        store_px(r + i, a, bpp);
+    }
+}
+#endif
+
 /* Bytes [i0, i1) of one row, both multiples of bpp; up is the row above
  * (NULL for the first, whose row above is all zeros). bpp is a constant at
- * every call site, so each loop compiles for its pixel size. Sub, Average
- * and Paeth depend on the pixel to the left, a chain no SIMD can break, so
- * their loops go a pixel at a time with the left (a) and upper-left (c)
- * pixels in registers, one independent chain per channel: reading them back
- * from the row would put a store-to-load forward (about 5 cycles) on every
- * link. Paeth is branchless: its choice is a coin toss on a photograph. */
+ * every call site, so each loop compiles for its pixel size. The output r
+ * may lie below the input f in the same buffer: every byte is read before
+ * the store that could reach it. */
 static inline __attribute__((always_inline)) void unfilter_span(int type, const uint8_t *f,
                                                                 uint8_t *r, const uint8_t *up,
                                                                 size_t i0, size_t i1, const int bpp)
 {
-    int a[4] = {0, 0, 0, 0}, c[4] = {0, 0, 0, 0};
-    /* Only a Paeth row reads the row above's upper-left: a None or Sub row
-     * does not wait for the row above, which may still be being written. */
-    for (int k = 0; k < bpp && i0 > 0; k++) {
-        a[k] = r[i0 - bpp + k];
-        c[k] = up && type == PAETH ? up[i0 - bpp + k] : 0;
-    }
     if (type == NONE || (!up && type == UP)) {
-        memcpy(r + i0, f + i0, i1 - i0);
-    } else if (type == UP) {
+        memmove(r + i0, f + i0, i1 - i0);
+        return;
+    }
+    if (type == UP) {
         for (size_t i = i0; i < i1; i++)
             r[i] = (uint8_t)(f[i] + up[i]);
-    } else if (type == SUB || (!up && type == PAETH)) { /* Paeth of a, 0, 0 is a */
-        for (size_t i = i0; i < i1; i += bpp)
-            for (int k = 0; k < bpp; k++)
-                r[i + k] = (uint8_t)(a[k] = (uint8_t)(f[i + k] + a[k]));
-    } else if (!up) { /* Average of the first row */
-        for (size_t i = i0; i < i1; i += bpp)
-            for (int k = 0; k < bpp; k++)
-                r[i + k] = (uint8_t)(a[k] = (uint8_t)(f[i + k] + (a[k] >> 1)));
+        return;
+    }
+    if (!up && type == PAETH)
+        type = SUB; /* Paeth of a, 0, 0 is a */
+#if defined(__SSE2__)
+    if (bpp > 1) {
+        chain_span(type, f, r, up, i0, i1, bpp);
+        return;
+    }
+#endif
+    /* one byte a pixel: one chain, in a register */
+    int a = i0 > 0 ? r[i0 - 1] : 0, c = i0 > 0 && up && type == PAETH ? up[i0 - 1] : 0;
+    if (type == SUB) {
+        for (size_t i = i0; i < i1; i++)
+            r[i] = (uint8_t)(a = (uint8_t)(f[i] + a));
     } else if (type == AVERAGE) {
-        for (size_t i = i0; i < i1; i += bpp)
-            for (int k = 0; k < bpp; k++)
-                r[i + k] = (uint8_t)(a[k] = (uint8_t)(f[i + k] + ((a[k] + up[i + k]) >> 1)));
-    } else { /* Paeth: p = a + b - c; whichever of a, b, c is nearest p, in that order */
-        for (size_t i = i0; i < i1; i += bpp)
-            for (int k = 0; k < bpp; k++) {
-                int b = up[i + k];
-                int pa = abs(b - c[k]), pb = abs(a[k] - c[k]), pc = abs(a[k] + b - 2 * c[k]);
-                int pred = pb <= pc ? b : c[k];
-                pred = pa <= pb && pa <= pc ? a[k] : pred;
-                r[i + k] = (uint8_t)(a[k] = (uint8_t)(f[i + k] + pred));
-                c[k] = b;
-            }
+        for (size_t i = i0; i < i1; i++)
+            r[i] = (uint8_t)(a = (uint8_t)(f[i] + ((a + (up ? up[i] : 0)) >> 1)));
+    } else {
+        for (size_t i = i0; i < i1; i++) {
+            int b = up[i];
+            int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+            int pred = pb <= pc ? b : c;
+            pred = pa <= pb && pa <= pc ? a : pred;
+            r[i] = (uint8_t)(a = (uint8_t)(f[i] + pred));
+            c = b;
+        }
     }
 }
 
@@ -124,20 +223,28 @@ static void wait_for(atomic_size_t *done, size_t want)
 
 static void unfilter_rows(gpuimg_task *task)
 {
-    unfilter_job *j = ((unfilter_piece *)task)->job;
-    size_t n = j->n;
+    unfilter_job *j = ((unfilter_job_piece *)task)->job;
+    size_t n = j->n, rec = n + 1, off = j->off;
     for (;;) {
         int y = atomic_fetch_add(&j->next_row, 1);
         if (y >= j->h)
             break;
-        const uint8_t *f = j->filtered + (size_t)y * (n + 1);
-        uint8_t *r = j->out + (size_t)y * n;
+        const uint8_t *f = j->buf + off + (size_t)y * rec;
+        uint8_t *r = j->buf + (size_t)y * n;
         const uint8_t *up = y ? r - n : NULL; /* the first row's is all zeros */
         int type = f[0];
         f++;
         if (type > PAETH) {
             atomic_store(&j->bad, 1);
             type = NONE; /* still finish the row: the rows below wait on it */
+        }
+        /* The rows above whose input this row's output covers, finished:
+         * from the one holding byte y n to the one holding byte (y+1) n - 1. */
+        size_t lo = (size_t)y * n, hi = lo + n;
+        if (hi > off) {
+            size_t k0 = lo > off ? (lo - off) / rec : 0, k1 = (hi - 1 - off) / rec;
+            for (size_t k = k0; k <= k1 && k < (size_t)y; k++)
+                wait_for(&j->done[k], n);
         }
         int waits = y > 0 && (type == UP || type == AVERAGE || type == PAETH);
         size_t span = SPAN - SPAN % (size_t)j->bpp; /* whole pixels */
@@ -156,21 +263,25 @@ static void unfilter_rows(gpuimg_task *task)
     }
 }
 
-/* Unfilters on every thread of the pool (the caller's included). */
-static int unfilter(gpuimg_pool *pool, const uint8_t *filtered, gpuimg_image *img)
+/* The threads that unfilter an image of bytes bytes (the caller's included). */
+static int unfilter_threads(gpuimg_pool *pool, size_t bytes)
 {
-    unfilter_job j = {.filtered = filtered,
-                      .out = img->data,
+    return bytes < PARALLEL_BYTES ? 1 : gpuimg__pool_workers(pool) + 1;
+}
+
+/* Unfilters the stream at buf + off into buf's start, on threads threads
+ * of the pool (the caller's included). 0 out of memory or a bad filter. */
+static int unfilter(gpuimg_pool *pool, int threads, uint8_t *buf, size_t off, gpuimg_image *img)
+{
+    unfilter_job j = {.buf = buf,
+                      .off = off,
                       .n = (size_t)img->width * (size_t)img->channels,
                       .h = img->height,
                       .bpp = img->channels};
     atomic_init(&j.next_row, 0);
     atomic_init(&j.bad, 0);
     j.done = malloc((size_t)img->height * sizeof *j.done);
-    int threads = gpuimg__pool_workers(pool) + 1;
-    if (j.n * (size_t)j.h < PARALLEL_BYTES)
-        threads = 1;
-    unfilter_piece *pieces = malloc((size_t)threads * sizeof *pieces);
+    unfilter_job_piece *pieces = malloc((size_t)threads * sizeof *pieces);
     if (!j.done || !pieces) {
         free(j.done);
         free(pieces);
@@ -181,7 +292,7 @@ static int unfilter(gpuimg_pool *pool, const uint8_t *filtered, gpuimg_image *im
     if (threads == 1)
         pool = NULL; /* runs at once, here */
     for (int i = 0; i < threads; i++) {
-        pieces[i] = (unfilter_piece){.task.run = unfilter_rows, .job = &j};
+        pieces[i] = (unfilter_job_piece){.task.run = unfilter_rows, .job = &j};
         gpuimg__pool_piece(pool, &pieces[i].task);
     }
     for (int i = 0; i < threads; i++)
@@ -206,7 +317,8 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     size_t n = (size_t)w * (size_t)c, filtered_len = (size_t)h * (n + 1);
 
     /* The chunks: CRCs, the IDATs (one run of them), IEND last. */
-    uint8_t *idat = malloc(size);
+    /* huge pages from 4 MB on (big_alloc.h): a 34 MB stream is 17 faults, not 8,000 */
+    uint8_t *idat = gpuimg__big_alloc(size, 64);
     size_t idat_len = 0, pos = 8;
     int idats = 0, in_run = 0, ended = 0, palettes = 0;
     gpuimg__png_chunk chunk;
@@ -241,11 +353,23 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
         in_run = is_idat;
     }
     /* 0x78: deflate with a 32 KiB window. A smaller declared window is
-     * libpng's to hold the stream to (libdeflate ignores it). */
-    uint8_t *filtered =
-        ended && idats && idat_len > 0 && idat[0] == 0x78 ? malloc(filtered_len) : NULL;
-    int ok = 0;
-    if (filtered) {
+     * libpng's to hold the stream to (libdeflate ignores it). The stream
+     * inflates into the image's own buffer, a row per thread above where
+     * the pixels will lie (unfilter). */
+    if (!(ended && idats && idat_len > 0 && idat[0] == 0x78)) {
+        gpuimg__big_free(idat, size);
+        return 0;
+    }
+    gpuimg_pool *pool = gpuimg__ctx_pool(ctx);
+    int threads = unfilter_threads(pool, n * h);
+    size_t off = (size_t)threads * (n + 1), room = off + filtered_len;
+    if (gpuimg__image_take_room(ctx, out, (int)w, (int)h, c, 8, room) != GPUIMG_OK) {
+        gpuimg__big_free(idat, size);
+        return -1;
+    }
+    uint8_t *filtered = out->data + off;
+    int ok;
+    {
         struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
         size_t used = 0, got = 0;
         ok = d &&
@@ -254,25 +378,19 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
              used == idat_len && got == filtered_len;
         libdeflate_free_decompressor(d);
     }
-    free(idat);
+    gpuimg__big_free(idat, size);
     /* Every row's filter type checked before the file's bytes may go: from
      * here on nothing falls back to libpng, which would read them. */
     for (uint32_t y = 0; ok && y < h; y++)
         ok = filtered[(size_t)y * (n + 1)] <= PAETH;
     if (!ok) {
-        free(filtered);
+        gpuimg_image_free(out);
         return 0;
     }
     gpuimg__input_release(ctx, data); /* the file's bytes, when they are ours: a lower peak */
-    if (gpuimg__image_take(ctx, out, (int)w, (int)h, c) != GPUIMG_OK) {
-        free(filtered);
-        return -1;
-    }
-    if (!unfilter(gpuimg__ctx_pool(ctx), filtered, out)) { /* out of memory only */
+    if (!unfilter(pool, threads, out->data, off, out)) { /* out of memory only */
         gpuimg_image_free(out);
-        free(filtered);
         return -1;
     }
-    free(filtered);
     return 1;
 }
