@@ -519,6 +519,118 @@ START_TEST(identical_damaged_files)
 }
 END_TEST
 
+/* The file at path with a chunk (type, body) after IHDR. */
+static void insert_chunk(const char *path, const char *type, const void *body, size_t n)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(d);
+    unsigned char *o = malloc(len + n + 12);
+    ck_assert_ptr_nonnull(o);
+    memcpy(o, d, 33); /* signature 8, IHDR 25 */
+    put_be32(o + 33, (uint32_t)n);
+    memcpy(o + 37, type, 4);
+    memcpy(o + 41, body, n);
+    put_be32(o + 41 + n, png_crc(o + 37, n + 4));
+    memcpy(o + 45 + n, d + 33, len - 33);
+    tu_write_file(path, o, len + n + 12);
+    free(o);
+    free(d);
+}
+
+/* The first len / 2 bytes of from, written to to. */
+static void cut_copy(const char *from, const char *to)
+{
+    size_t len;
+    char *d = tu_read_file(from, &len);
+    ck_assert_ptr_nonnull(d);
+    tu_write_file(to, d, len / 2);
+    free(d);
+}
+
+/* A pair's two images decode at once (each over 4 MiB decoded, more than
+ * one thread): the same record as one after the other, A's error when both
+ * fail, B's warnings said only when A loads. */
+START_TEST(pair_decoded_at_once)
+{
+    char a[1024], b[1024], acut[1024], bcut[1024], bwarn[1024], ea[1024], eb[1024];
+    const char *dir = tu_tmpdir();
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    snprintf(acut, sizeof acut, "%s/a_cut.png", dir);
+    snprintf(bcut, sizeof bcut, "%s/b_cut.png", dir);
+    snprintf(bwarn, sizeof bwarn, "%s/b_warn.png", dir);
+    snprintf(ea, sizeof ea, "%s/e", dir);
+    snprintf(eb, sizeof eb, "%s/f", dir);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_random_image(&img, 1100, 1000, 4, 7); /* 4.4 MB */
+    ck_assert_int_eq(gpuimg_save(ctx, a, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    for (int i = 0; i < 5000; i += 7)
+        img.data[i * 37 % (1100 * 1000 * 4)] ^= 0x40;
+    ck_assert_int_eq(gpuimg_save(ctx, b, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+    cut_copy(a, acut);
+    cut_copy(b, bcut);
+    size_t len;
+    char *bytes = tu_read_file(b, &len);
+    ck_assert_ptr_nonnull(bytes);
+    tu_write_file(bwarn, bytes, len);
+    free(bytes);
+    static const unsigned char exif[12] = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0, 1, 2, 3, 4};
+    insert_chunk(bwarn, "eXIf", exif, sizeof exif); /* malformed: a warning */
+    mkdir(ea, 0777);
+    mkdir(eb, 0777);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/p.png", ea);
+    bytes = tu_read_file(a, &len);
+    tu_write_file(p, bytes, len);
+    free(bytes);
+    snprintf(p, sizeof p, "%s/p.png", eb);
+    bytes = tu_read_file(b, &len);
+    tu_write_file(p, bytes, len);
+    free(bytes);
+    /* the figures: two threads as one */
+    const char *pairs[2][2] = {{a, b}, {ea, eb}};
+    for (int m = 0; m < 2; m++) {
+        char *out[2], *err;
+        int rc[2];
+        const char *threads[2] = {"1", "2"};
+        for (int t = 0; t < 2; t++) {
+            rc[t] = RUN(&out[t], &err, "--threads", threads[t], "compare", pairs[m][0], pairs[m][1],
+                        "--json", "--ssim", "--threshold", "0.1", "--antialiasing");
+            free(err);
+        }
+        ck_assert_int_eq(rc[0], 1);
+        ck_assert_int_eq(rc[1], 1);
+        ck_assert_msg(strcmp(out[0], out[1]) == 0, "%s\n%s", out[0], out[1]);
+        free(out[0]);
+        free(out[1]);
+    }
+    /* errors: A's first, as when A was decoded first */
+    const char *cases[3][3] = {
+        {acut, b, "a_cut.png"}, {a, bcut, "b_cut.png"}, {acut, bcut, "a_cut.png"}};
+    for (int k = 0; k < 3; k++) {
+        char *out, *err;
+        ck_assert_int_eq(RUN(&out, &err, "--threads", "2", "compare", cases[k][0], cases[k][1]), 3);
+        ck_assert_msg(strstr(err, cases[k][2]) && (k < 2 || !strstr(err, "b_cut")), "%s", err);
+        free(out);
+        free(err);
+    }
+    /* B's warning: said when A loads, not when A fails */
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "--threads", "2", "compare", a, bwarn), 1);
+    ck_assert_msg(strstr(err, "b_warn.png: EXIF") != NULL, "%s", err);
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "--threads", "2", "compare", acut, bwarn), 3);
+    ck_assert_msg(strstr(err, "a_cut.png") && !strstr(err, "EXIF"), "%s", err);
+    free(out);
+    free(err);
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
     char exp[512], act[512];
@@ -674,6 +786,7 @@ Suite *compare_suite(void)
     tcase_add_test(tc, limits_and_one_pair_json);
     tcase_add_test(tc, identical_files_as_decoded);
     tcase_add_test(tc, identical_damaged_files);
+    tcase_add_test(tc, pair_decoded_at_once);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, interrupted_update_leaves_goldens_whole);
     suite_add_tcase(s, tc);

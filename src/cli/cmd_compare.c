@@ -263,10 +263,10 @@ static const char *file_name(const char *path)
     return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
 
-/* A and B as gpuimg_load reads them, the first error said; byte-identical
- * files (no mask, no difference image) not decoded when the file is whole
- * and the result passes: *same set, p's result and sizes filled
- * (compare/same_file.h). */
+/* A and B as gpuimg_load reads them, the first error said, both decoded at
+ * once; byte-identical files (no mask, no difference image) not decoded
+ * when the file is whole and the result passes: *same set, p's result and
+ * sizes filled (compare/same_file.h). */
 static gpuimg_status load_two(cli *c, struct compare_opts *o, const char *a_path,
                               const char *b_path, gpuimg_image *a, gpuimg_image *b, gpuimg_pair *p,
                               int *same)
@@ -288,20 +288,18 @@ static gpuimg_status load_two(cli *c, struct compare_opts *o, const char *a_path
         free(db);
         return GPUIMG_OK;
     }
-    /* B's read error is said after A has loaded, as when B was read then */
-    char b_error[sizeof c->ctx->error];
-    if (read_b != GPUIMG_OK)
+    if (read_b != GPUIMG_OK) {
+        /* B's read error is said after A has loaded, as when B was read then */
+        char b_error[sizeof c->ctx->error];
         memcpy(b_error, c->ctx->error, sizeof b_error);
-    st = gpuimg__load_owned(c->ctx, da, na, file_name(a_path), a);
-    if (st != GPUIMG_OK) {
-        free(db);
+        st = gpuimg__load_owned(c->ctx, da, na, file_name(a_path), a);
+        if (st == GPUIMG_OK) {
+            memcpy(c->ctx->error, b_error, sizeof b_error);
+            st = read_b;
+        }
         return st;
     }
-    if (read_b != GPUIMG_OK) {
-        memcpy(c->ctx->error, b_error, sizeof b_error);
-        return read_b;
-    }
-    return gpuimg__load_owned(c->ctx, db, nb, file_name(b_path), b);
+    return gpuimg__load_both(c->ctx, da, na, file_name(a_path), a, db, nb, file_name(b_path), b);
 }
 
 static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const char *b_path)

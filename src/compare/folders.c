@@ -188,7 +188,16 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
         free(data[1]);
         return GPUIMG_OK;
     }
-    for (int k = 0; k < 3; k++) {
+    int k = 0;
+    /* fewer pairs than threads: a pair's two images at once */
+    if (st == GPUIMG_OK && path[0] &&
+        run->out->npairs < (size_t)gpuimg__thread_count(run->cfg.threads)) {
+        st = gpuimg__load_both(ctx, data[0], size[0], path[0], img[0], data[1], size[1], path[1],
+                               img[1]);
+        data[0] = data[1] = NULL;
+        k = 2;
+    }
+    for (; k < 3; k++) {
         if (st == GPUIMG_OK && path[k])
             st = gpuimg__load_owned(ctx, data[k], size[k], path[k], img[k]);
         else

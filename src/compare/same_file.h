@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Byte-identical files compared without decoding them (issue 28): the
- * result gpuimg_compare would give for an image against itself, from the
- * file's header alone. */
+/* A pair's files as the comparison reads them (issue 28): byte-identical
+ * files compared without decoding them (the result gpuimg_compare would
+ * give for an image against itself, from the file's header alone), and
+ * the two images of a pair decoded at once. */
 #ifndef GPUIMG_SAME_FILE_H
 #define GPUIMG_SAME_FILE_H
 
@@ -25,5 +26,15 @@ int gpuimg__compare_same_file(gpuimg_ctx *ctx, const char *name_a, const uint8_t
                               const gpuimg_compare_options *opt,
                               const gpuimg_compare_limits *limits, gpuimg_compare_result *out,
                               int *width, int *height);
+
+/* The two files' bytes (taken: freed here) decoded into ia and ib, as
+ * gpuimg__load_owned of A then of B would: A's error when both fail, B's
+ * warnings said after A's and only once A has loaded. When both are large
+ * and the context has more than one thread, B decodes on a thread of its
+ * own (a context of its own, sharing ctx's pool and buffers) while A
+ * decodes here: a pair's two images at once (issue 28). */
+gpuimg_status gpuimg__load_both(gpuimg_ctx *ctx, uint8_t *da, size_t na, const char *name_a,
+                                gpuimg_image *ia, uint8_t *db, size_t nb, const char *name_b,
+                                gpuimg_image *ib);
 
 #endif

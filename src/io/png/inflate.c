@@ -302,6 +302,83 @@ static int unfilter(gpuimg_pool *pool, int threads, uint8_t *buf, size_t off, gp
     return !atomic_load(&j.bad);
 }
 
+/* The IDATs' data as one stream, for libdeflate. The file's bytes, when
+ * they are the loader's (freed once decoded: ctx->input_owned), are
+ * rearranged in place: each IDAT's data moved down over the 12 bytes (the
+ * CRC before, the chunk header) that part it from the previous one's,
+ * those bytes kept, to be put back should the stream not decode and
+ * libpng read the file. A 34 MB stream then costs a move, not 34 MB of
+ * fresh pages and a copy. Other bytes (a caller's) are copied. */
+typedef struct idat_stream {
+    uint8_t *data;       /* the stream */
+    uint8_t *copy;       /* data when a copy (big_alloc) */
+    uint8_t (*gaps)[12]; /* in place: the bytes before each IDAT's data but the first */
+} idat_stream;
+
+/* first: the first IDAT's data; lens: the run's n lengths. 0 out of memory. */
+static int idat_join(idat_stream *s, int in_place, const uint8_t *first, const uint32_t *lens,
+                     int n, size_t total)
+{
+    memset(s, 0, sizeof *s);
+    if (!in_place) {
+        /* huge pages from 4 MB on (big_alloc.h): fewer faults */
+        if (!(s->copy = gpuimg__big_alloc(total, 64)))
+            return 0;
+        size_t at = 0;
+        for (int i = 0; i < n; first += lens[i] + 12, i++) {
+            memcpy(s->copy + at, first, lens[i]);
+            at += lens[i];
+        }
+        s->data = s->copy;
+        return 1;
+    }
+    if (n > 1 && !(s->gaps = malloc((size_t)(n - 1) * sizeof *s->gaps)))
+        return 0;
+    /* the bytes are the loader's: writable (const only for callers' bytes) */
+    uint8_t *src = (uint8_t *)first + lens[0], *dst = src;
+    for (int i = 1; i < n; i++) {
+        src += 12;
+        memcpy(s->gaps[i - 1], src - 12, 12); /* not yet reached: dst <= src - 12 i */
+        memmove(dst, src, lens[i]);
+        dst += lens[i];
+        src += lens[i];
+    }
+    s->data = (uint8_t *)first;
+    return 1;
+}
+
+/* The file's bytes as they were (idat_join in place undone, in reverse:
+ * each IDAT's data back up, then its 12 bytes before it), or the copy freed. */
+static void idat_undo(idat_stream *s, const uint32_t *lens, int n)
+{
+    if (s->copy) {
+        size_t total = 0;
+        for (int i = 0; i < n; i++)
+            total += lens[i];
+        gpuimg__big_free(s->copy, total);
+        return;
+    }
+    size_t now = 0, was = 0; /* IDAT i's data's offset from the first's, moved and as it was */
+    for (int i = 0; i < n; i++) {
+        now += i ? lens[i - 1] : 0;
+        was += i ? lens[i - 1] + 12 : 0;
+    }
+    for (int i = n - 1; i > 0; i--) {
+        memmove(s->data + was, s->data + now, lens[i]);
+        memcpy(s->data + was - 12, s->gaps[i - 1], 12);
+        now -= lens[i - 1];
+        was -= lens[i - 1] + 12;
+    }
+    free(s->gaps);
+}
+
+static void idat_done(idat_stream *s, size_t total)
+{
+    if (s->copy)
+        gpuimg__big_free(s->copy, total);
+    free(s->gaps);
+}
+
 int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, gpuimg_image *out)
 {
     static const int channels_of[7] = {1, 0, 3, 0, 2, 0, 4}; /* by colour type; 0: not here */
@@ -317,12 +394,12 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     size_t n = (size_t)w * (size_t)c, filtered_len = (size_t)h * (n + 1);
 
     /* The chunks: CRCs, the IDATs (one run of them), IEND last. */
-    /* huge pages from 4 MB on (big_alloc.h): a 34 MB stream is 17 faults, not 8,000 */
-    uint8_t *idat = gpuimg__big_alloc(size, 64);
-    size_t idat_len = 0, pos = 8;
+    uint32_t *lens = NULL;
+    const uint8_t *first = NULL;
+    size_t idat_len = 0, pos = 8, cap = 0;
     int idats = 0, in_run = 0, ended = 0, palettes = 0;
     gpuimg__png_chunk chunk;
-    while (idat && !ended && gpuimg__png_next(data, size, &pos, &chunk)) {
+    while (!ended && gpuimg__png_next(data, size, &pos, &chunk)) {
         uint32_t len = chunk.len;
         const uint8_t *type = chunk.type;
         if (!letters(type) ||
@@ -332,9 +409,16 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
         if (is_idat) {
             if (idats && !in_run)
                 break; /* IDATs apart: libpng refuses that */
-            memcpy(idat + idat_len, type + 4, len);
+            if ((size_t)idats == cap) {
+                cap = cap ? 2 * cap : 64;
+                uint32_t *more = realloc(lens, cap * sizeof *lens);
+                if (!more)
+                    break;
+                lens = more;
+            }
+            first = idats ? first : type + 4;
+            lens[idats++] = len;
             idat_len += len;
-            idats++;
         } else if (memcmp(type, "IEND", 4) == 0) {
             ended = 1;
         } else if (type == data + 12) {
@@ -353,40 +437,43 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
         in_run = is_idat;
     }
     /* 0x78: deflate with a 32 KiB window. A smaller declared window is
-     * libpng's to hold the stream to (libdeflate ignores it). The stream
-     * inflates into the image's own buffer, a row per thread above where
-     * the pixels will lie (unfilter). */
-    if (!(ended && idats && idat_len > 0 && idat[0] == 0x78)) {
-        gpuimg__big_free(idat, size);
+     * libpng's to hold the stream to (libdeflate ignores it). */
+    idat_stream st = {0};
+    if (!(ended && idats && idat_len > 0 && first[0] == 0x78) ||
+        !idat_join(&st, ctx->input_owned == data, first, lens, idats, idat_len)) {
+        free(lens);
         return 0;
     }
+    /* The stream inflates into the image's own buffer, a row per thread
+     * above where the pixels will lie (unfilter). */
     gpuimg_pool *pool = gpuimg__ctx_pool(ctx);
     int threads = unfilter_threads(pool, n * h);
     size_t off = (size_t)threads * (n + 1), room = off + filtered_len;
     if (gpuimg__image_take_room(ctx, out, (int)w, (int)h, c, 8, room) != GPUIMG_OK) {
-        gpuimg__big_free(idat, size);
+        idat_undo(&st, lens, idats);
+        free(lens);
         return -1;
     }
     uint8_t *filtered = out->data + off;
-    int ok;
-    {
-        struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
-        size_t used = 0, got = 0;
-        ok = d &&
-             libdeflate_zlib_decompress_ex(d, idat, idat_len, filtered, filtered_len, &used,
+    struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
+    size_t used = 0, got = 0;
+    int ok = d &&
+             libdeflate_zlib_decompress_ex(d, st.data, idat_len, filtered, filtered_len, &used,
                                            &got) == LIBDEFLATE_SUCCESS &&
              used == idat_len && got == filtered_len;
-        libdeflate_free_decompressor(d);
-    }
-    gpuimg__big_free(idat, size);
+    libdeflate_free_decompressor(d);
     /* Every row's filter type checked before the file's bytes may go: from
      * here on nothing falls back to libpng, which would read them. */
     for (uint32_t y = 0; ok && y < h; y++)
         ok = filtered[(size_t)y * (n + 1)] <= PAETH;
     if (!ok) {
         gpuimg_image_free(out);
+        idat_undo(&st, lens, idats); /* the file as it was, for libpng */
+        free(lens);
         return 0;
     }
+    idat_done(&st, idat_len);
+    free(lens);
     gpuimg__input_release(ctx, data); /* the file's bytes, when they are ours: a lower peak */
     if (!unfilter(pool, threads, out->data, off, out)) { /* out of memory only */
         gpuimg_image_free(out);
