@@ -30,6 +30,7 @@
 #include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
+#include <smmintrin.h>
 #endif
 
 #include "core/big_alloc.h"
@@ -124,9 +125,30 @@ static inline __m128i choose(__m128i mask, __m128i yes, __m128i no)
     return _mm_or_si128(_mm_and_si128(mask, yes), _mm_andnot_si128(mask, no));
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+/* The same in one instruction each where SSE4.1 is (every x86-64 since
+ * 2008): a quarter off Paeth's chain. The row loop is built twice, and
+ * the machine's picked when a decode starts (X86_41: 1 in the second). */
+#define SSE41 __attribute__((target("sse4.1")))
+#define X86_41 1
+static inline SSE41 __m128i abs16_41(__m128i x)
+{
+    return _mm_abs_epi16(x);
+}
+
+static inline SSE41 __m128i choose_41(__m128i mask, __m128i yes, __m128i no)
+{
+    return _mm_blendv_epi8(no, yes, mask);
+}
+#else
+#define X86_41 0
+#define abs16_41 abs16
+#define choose_41 choose
+#endif
+
 /* One pixel of Sub, Average (up NULL: the first row) or Paeth: the next a. */
 static inline __attribute__((always_inline)) __m128i chain_px(int type, __m128i a, __m128i *c,
-                                                              __m128i b, __m128i x)
+                                                              __m128i b, __m128i x, const int v41)
 {
     if (type == SUB)
         return _mm_add_epi8(a, x); /* lanes stay bytes */
@@ -134,9 +156,18 @@ static inline __attribute__((always_inline)) __m128i chain_px(int type, __m128i 
         return _mm_add_epi8(_mm_srli_epi16(_mm_add_epi16(a, b), 1), x);
     /* Paeth: p = a + b - c; whichever of a, b, c is nearest p, in that order */
     __m128i bc = _mm_sub_epi16(b, *c), ac = _mm_sub_epi16(a, *c);
-    __m128i pa = abs16(bc), pb = abs16(ac), pc = abs16(_mm_add_epi16(bc, ac));
+    __m128i pa, pb, pc, pred;
+    if (v41) {
+        pa = abs16_41(bc), pb = abs16_41(ac), pc = abs16_41(_mm_add_epi16(bc, ac));
+    } else {
+        pa = abs16(bc), pb = abs16(ac), pc = abs16(_mm_add_epi16(bc, ac));
+    }
     __m128i least = _mm_min_epi16(_mm_min_epi16(pa, pb), pc);
-    __m128i pred = choose(_mm_cmpeq_epi16(least, pa), a, choose(_mm_cmpeq_epi16(least, pb), b, *c));
+    __m128i is_a = _mm_cmpeq_epi16(least, pa), is_b = _mm_cmpeq_epi16(least, pb);
+    if (v41)
+        pred = choose_41(is_a, a, choose_41(is_b, b, *c));
+    else
+        pred = choose(is_a, a, choose(is_b, b, *c));
     *c = b;
     return _mm_add_epi8(pred, x);
 }
@@ -146,7 +177,8 @@ static inline __attribute__((always_inline)) __m128i chain_px(int type, __m128i 
  * same buffer (each pixel is read before its store). */
 static inline __attribute__((always_inline)) void chain_span(int type, const uint8_t *f, uint8_t *r,
                                                              const uint8_t *up, size_t i0,
-                                                             size_t i1, const int bpp)
+                                                             size_t i1, const int bpp,
+                                                             const int v41)
 {
     __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128(), zero = _mm_setzero_si128();
     if (i0 > 0) {
@@ -157,12 +189,12 @@ static inline __attribute__((always_inline)) void chain_span(int type, const uin
     if (bpp == 3) /* all but the span's last pixel 4 bytes at a time */
         for (; i + 3 < i1; i += 3) {
             __m128i b = up && type != SUB ? load_px4(up + i) : zero;
-            a = chain_px(type, a, &c, b, load_px4(f + i));
+            a = chain_px(type, a, &c, b, load_px4(f + i), v41);
             store_px4(r + i, a);
         }
     for (; i < i1; i += bpp) {
         __m128i b = up && type != SUB ? load_px(up + i, bpp) : zero;
-        a = chain_px(type, a, &c, b, load_px(f + i, bpp));
+        a = chain_px(type, a, &c, b, load_px(f + i, bpp), v41);
         store_px(r + i, a, bpp);
     }
 }
@@ -175,7 +207,8 @@ static inline __attribute__((always_inline)) void chain_span(int type, const uin
  * the store that could reach it. */
 static inline __attribute__((always_inline)) void unfilter_span(int type, const uint8_t *f,
                                                                 uint8_t *r, const uint8_t *up,
-                                                                size_t i0, size_t i1, const int bpp)
+                                                                size_t i0, size_t i1, const int bpp,
+                                                                const int v41)
 {
     if (type == NONE || (!up && type == UP)) {
         memmove(r + i0, f + i0, i1 - i0);
@@ -190,9 +223,11 @@ static inline __attribute__((always_inline)) void unfilter_span(int type, const 
         type = SUB; /* Paeth of a, 0, 0 is a */
 #if defined(__SSE2__)
     if (bpp > 1) {
-        chain_span(type, f, r, up, i0, i1, bpp);
+        chain_span(type, f, r, up, i0, i1, bpp, v41);
         return;
     }
+#else
+    (void)v41;
 #endif
     /* one byte a pixel: one chain, in a register */
     int a = i0 > 0 ? r[i0 - 1] : 0, c = i0 > 0 && up && type == PAETH ? up[i0 - 1] : 0;
@@ -221,7 +256,7 @@ static void wait_for(atomic_size_t *done, size_t want)
             sched_yield();
 }
 
-static void unfilter_rows(gpuimg_task *task)
+static inline __attribute__((always_inline)) void unfilter_rows_in(gpuimg_task *task, const int v41)
 {
     unfilter_job *j = ((unfilter_job_piece *)task)->job;
     size_t n = j->n, rec = n + 1, off = j->off;
@@ -253,14 +288,37 @@ static void unfilter_rows(gpuimg_task *task)
             if (waits)
                 wait_for(&j->done[y - 1], i1);
             switch (j->bpp) {
-            case 1: unfilter_span(type, f, r, up, i0, i1, 1); break;
-            case 2: unfilter_span(type, f, r, up, i0, i1, 2); break;
-            case 3: unfilter_span(type, f, r, up, i0, i1, 3); break;
-            default: unfilter_span(type, f, r, up, i0, i1, 4); break;
+            case 1: unfilter_span(type, f, r, up, i0, i1, 1, v41); break;
+            case 2: unfilter_span(type, f, r, up, i0, i1, 2, v41); break;
+            case 3: unfilter_span(type, f, r, up, i0, i1, 3, v41); break;
+            default: unfilter_span(type, f, r, up, i0, i1, 4, v41); break;
             }
             atomic_store_explicit(&j->done[y], i1, memory_order_release);
         }
     }
+}
+
+static void unfilter_rows(gpuimg_task *task)
+{
+    unfilter_rows_in(task, 0);
+}
+
+#if X86_41
+static SSE41 void unfilter_rows_41(gpuimg_task *task)
+{
+    unfilter_rows_in(task, 1);
+}
+#endif
+
+/* The row loop for this machine. */
+static void (*unfilter_rows_here(void))(gpuimg_task *)
+{
+#if X86_41
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse4.1"))
+        return unfilter_rows_41;
+#endif
+    return unfilter_rows;
 }
 
 /* The threads that unfilter an image of bytes bytes (the caller's included). */
@@ -291,8 +349,9 @@ static int unfilter(gpuimg_pool *pool, int threads, uint8_t *buf, size_t off, gp
         atomic_init(&j.done[y], 0);
     if (threads == 1)
         pool = NULL; /* runs at once, here */
+    void (*rows)(gpuimg_task *) = unfilter_rows_here();
     for (int i = 0; i < threads; i++) {
-        pieces[i] = (unfilter_job_piece){.task.run = unfilter_rows, .job = &j};
+        pieces[i] = (unfilter_job_piece){.task.run = rows, .job = &j};
         gpuimg__pool_piece(pool, &pieces[i].task);
     }
     for (int i = 0; i < threads; i++)
