@@ -72,9 +72,16 @@ gpuimg_status gpuimg__load_both(gpuimg_ctx *ctx, uint8_t *da, size_t na, const c
         else
             bctx->reuse_memory = ctx->reuse_memory;
     }
+    /* each image on half the threads: more, and a row's thread would wait
+     * for a row above whose thread lost its core to the other image */
+    int file_threads = ctx->file_threads, half = gpuimg__thread_count(ctx->cfg.threads) / 2;
+    if (bctx)
+        bctx->file_threads = half;
     side b = {bctx, db, nb, name_b, ib, GPUIMG_OK};
     pthread_t thread;
     int apart = bctx && pthread_create(&thread, NULL, decode_side, &b) == 0;
+    if (apart)
+        ctx->file_threads = half;
     if (!apart) { /* one after the other, here */
         gpuimg_ctx_destroy(bctx);
         gpuimg_status st = gpuimg__load_owned(ctx, da, na, name_a, ia);
@@ -85,6 +92,7 @@ gpuimg_status gpuimg__load_both(gpuimg_ctx *ctx, uint8_t *da, size_t na, const c
         return gpuimg__load_owned(ctx, db, nb, name_b, ib);
     }
     gpuimg_status st = gpuimg__load_owned(ctx, da, na, name_a, ia);
+    ctx->file_threads = file_threads;
     pthread_join(thread, NULL);
     ctx->stage_ms[GPUIMG_STAGE_DECODE] += bctx->stage_ms[GPUIMG_STAGE_DECODE];
     if (st == GPUIMG_OK) {

@@ -34,6 +34,10 @@ struct gpuimg_ctx {
      * batch's decoders set 0: each has a file of its own, and the bands
      * would repeat entropy decoding while every core is busy. */
     int split_files;
+    /* 0: a file's decoding may use every thread of the pool; else at most
+     * this many (a pair's two images decoding at once, each on its half:
+     * compare/load_both.c). */
+    int file_threads;
     /* 1: memory freed by one run is kept for the next (the default, and a
      * batch's contexts). 0 (cfg.single_image): freed when no longer
      * needed, so that the peak holds the image about twice, not four

@@ -333,9 +333,10 @@ static void (*unfilter_rows_here(void))(gpuimg_task *)
 }
 
 /* The threads that unfilter an image of bytes bytes (the caller's included). */
-static int unfilter_threads(gpuimg_pool *pool, size_t bytes)
+static int unfilter_threads(gpuimg_ctx *ctx, gpuimg_pool *pool, size_t bytes)
 {
-    return bytes < PARALLEL_BYTES ? 1 : gpuimg__pool_workers(pool) + 1;
+    int threads = bytes < PARALLEL_BYTES ? 1 : gpuimg__pool_workers(pool) + 1;
+    return ctx->file_threads > 0 && threads > ctx->file_threads ? ctx->file_threads : threads;
 }
 
 /* Unfilters the stream at buf + off into buf's start, on threads threads
@@ -517,7 +518,7 @@ int gpuimg__decode_png_fast(gpuimg_ctx *ctx, const uint8_t *data, size_t size, g
     /* The stream inflates into the image's own buffer, a row per thread
      * above where the pixels will lie (unfilter). */
     gpuimg_pool *pool = gpuimg__ctx_pool(ctx);
-    int threads = unfilter_threads(pool, n * h);
+    int threads = unfilter_threads(ctx, pool, n * h);
     size_t off = (size_t)threads * (n + 1), room = off + filtered_len;
     if (gpuimg__image_take_room(ctx, out, (int)w, (int)h, c, 8, room) != GPUIMG_OK) {
         idat_undo(&st, lens, idats);
