@@ -198,6 +198,48 @@ static inline __attribute__((always_inline)) void chain_span(int type, const uin
         store_px(r + i, a, bpp);
     }
 }
+
+/* Two rows' spans at once (types Sub, Average or Paeth, the first not the
+ * image's first row): the second (t1, f1, r1, whose row above is r0) one
+ * pixel behind the first, its upper pixels taken from the first's
+ * registers. A chain's pixel waits on the one before it, some 8 cycles;
+ * two chains in flight do twice the work in that time. In place, the
+ * second row's stores reach only the first's input it has read. */
+static inline __attribute__((always_inline)) void
+chain_span2(int t0, const uint8_t *f0, uint8_t *r0, const uint8_t *up0, int t1, const uint8_t *f1,
+            uint8_t *r1, size_t i0, size_t i1, const int bpp, const int v41)
+{
+    __m128i zero = _mm_setzero_si128(), a0 = zero, c0 = zero, a1 = zero;
+    if (i0 > 0) {
+        a0 = load_px(r0 + i0 - bpp, bpp);
+        c0 = t0 == PAETH ? load_px(up0 + i0 - bpp, bpp) : zero;
+        a1 = load_px(r1 + i0 - bpp, bpp);
+    }
+    __m128i c1 = a0; /* the second row's upper-left: the first's pixel before */
+    __m128i b = t0 != SUB ? load_px(up0 + i0, bpp) : zero;
+    a0 = chain_px(t0, a0, &c0, b, load_px(f0 + i0, bpp), v41);
+    store_px(r0 + i0, a0, bpp);
+    size_t i = i0 + bpp, last = i1 - bpp;
+    if (bpp == 3) /* 4 bytes at a time but for the span's last pixel */
+        for (; i < last; i += 3) {
+            __m128i above = a0;
+            b = t0 != SUB ? load_px4(up0 + i) : zero;
+            a0 = chain_px(t0, a0, &c0, b, load_px4(f0 + i), v41);
+            store_px4(r0 + i, a0);
+            a1 = chain_px(t1, a1, &c1, above, load_px4(f1 + i - 3), v41);
+            store_px4(r1 + i - 3, a1);
+        }
+    for (; i < i1; i += bpp) {
+        __m128i above = a0;
+        b = t0 != SUB ? load_px(up0 + i, bpp) : zero;
+        a0 = chain_px(t0, a0, &c0, b, load_px(f0 + i, bpp), v41);
+        store_px(r0 + i, a0, bpp);
+        a1 = chain_px(t1, a1, &c1, above, load_px(f1 + i - bpp, bpp), v41);
+        store_px(r1 + i - bpp, a1, bpp);
+    }
+    a1 = chain_px(t1, a1, &c1, a0, load_px(f1 + last, bpp), v41);
+    store_px(r1 + last, a1, bpp);
+}
 #endif
 
 /* Bytes [i0, i1) of one row, both multiples of bpp; up is the row above
@@ -240,6 +282,20 @@ static inline __attribute__((always_inline)) void unfilter_span(int type, const 
 #else
     (void)v41;
 #endif
+    if (bpp > 1) { /* without SSE2: the left pixels read back */
+        for (size_t i = i0; i < i1; i++) {
+            int a = i >= (size_t)bpp ? r[i - bpp] : 0, b = up ? up[i] : 0;
+            int c = up && i >= (size_t)bpp ? up[i - bpp] : 0;
+            int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+            int pred = type == SUB            ? a
+                       : type == AVERAGE      ? (a + b) >> 1
+                       : pa <= pb && pa <= pc ? a
+                       : pb <= pc             ? b
+                                              : c;
+            r[i] = (uint8_t)(f[i] + pred);
+        }
+        return;
+    }
     /* one byte a pixel: one chain, in a register */
     int a = i0 > 0 ? r[i0 - 1] : 0, c = i0 > 0 && up && type == PAETH ? up[i0 - 1] : 0;
     if (type == SUB) {
@@ -259,6 +315,14 @@ static inline __attribute__((always_inline)) void unfilter_span(int type, const 
         }
     }
 }
+
+#if defined(__SSE2__)
+/* Sub, Average and Paeth: a chain from pixel to pixel. */
+static int chains(int type)
+{
+    return type == SUB || type == AVERAGE || type == PAETH;
+}
+#endif
 
 static void wait_for(atomic_size_t *done, size_t want)
 {
@@ -292,8 +356,37 @@ static inline __attribute__((always_inline)) void unfilter_rows_in(gpuimg_task *
             for (size_t k = k0; k <= k1 && k < (size_t)y; k++)
                 wait_for(&j->done[k], n);
         }
-        int waits = y > 0 && (type == UP || type == AVERAGE || type == PAETH);
         size_t span = SPAN - SPAN % (size_t)j->bpp; /* whole pixels */
+#if defined(__SSE2__)
+        /* This row and the next together (chain_span2) when both chain
+         * and no other thread has taken the next */
+        int next = y + 1 < j->h ? f[n] : NONE, expect = y + 1;
+        if (j->bpp > 1 && y > 0 && chains(type) && chains(next) &&
+            atomic_compare_exchange_strong(&j->next_row, &expect, y + 2)) {
+            /* the next row's output over rows above's input (this row's
+             * own, read ahead of it, aside) */
+            lo = hi, hi = lo + n;
+            if (hi > off) {
+                size_t k0 = lo > off ? (lo - off) / rec : 0, k1 = (hi - 1 - off) / rec;
+                for (size_t k = k0; k <= k1 && k < (size_t)y; k++)
+                    wait_for(&j->done[k], n);
+            }
+            for (size_t i0 = 0; i0 < n; i0 += span) {
+                size_t i1 = i0 + span < n ? i0 + span : n;
+                if (type != SUB)
+                    wait_for(&j->done[y - 1], i1);
+                switch (j->bpp) {
+                case 2: chain_span2(type, f, r, up, next, f + rec, r + n, i0, i1, 2, v41); break;
+                case 3: chain_span2(type, f, r, up, next, f + rec, r + n, i0, i1, 3, v41); break;
+                default: chain_span2(type, f, r, up, next, f + rec, r + n, i0, i1, 4, v41); break;
+                }
+                atomic_store_explicit(&j->done[y], i1, memory_order_release);
+                atomic_store_explicit(&j->done[y + 1], i1, memory_order_release);
+            }
+            continue;
+        }
+#endif
+        int waits = y > 0 && (type == UP || type == AVERAGE || type == PAETH);
         for (size_t i0 = 0; i0 < n; i0 += span) {
             size_t i1 = i0 + span < n ? i0 + span : n;
             if (waits)
