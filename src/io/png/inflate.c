@@ -5,19 +5,23 @@
  * libpng inflates with zlib and unfilters one row after another on one
  * core. Here:
  *  - every chunk's CRC is checked (libdeflate's CRC-32, folded with
- *    carry-less multiplies), and the IDATs' data gathered into one buffer;
+ *    carry-less multiplies), and the IDATs' data joined into one stream
+ *    (in place in the loader's own bytes: idat_join);
  *  - libdeflate inflates it in one call (about twice zlib's speed, since it
  *    sees the whole input and output at once), checking the Adler-32 and
  *    that the data is exactly one filter byte plus one row per row, into
  *    the image's own buffer, whose start the rows are then unfiltered to
  *    in place (no second image's memory to fault in and write);
  *  - the rows are unfiltered by every thread of the pool at once, as a
- *    wavefront: a thread claims the next row, and walks it in spans of
+ *    wavefront: a thread claims the next row (or the next two, when both
+ *    chain from pixel to pixel: chain_span2), and walks it in spans of
  *    SPAN bytes, each started only once the row above has finished the
  *    same span (Up, Average and Paeth read the row above at x and x - bpp).
  *    Claiming rows in order means the row a thread waits for is always
  *    held by a thread that is running, so any number of threads, from one,
- *    finishes; and None and Sub rows do not wait at all.
+ *    finishes; and None and Sub rows do not wait at all. Up goes 16 bytes
+ *    at a time, Sub, Average and Paeth a pixel at a time in SSE2 (SSE4.1
+ *    where the machine has it).
  * Anything else, or anything wrong or unusual (a bad CRC, a chunk type
  * that is not four letters, a second PLTE, a zlib window under 32 KiB, a
  * short or overlong stream, an unknown filter), returns 0 and the caller
