@@ -358,6 +358,280 @@ START_TEST(limits_and_one_pair_json)
 }
 END_TEST
 
+/* PNG chunk surgery for the byte-identical tests: the CRC-32 of PNG. */
+static uint32_t png_crc(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+    }
+    return c ^ 0xffffffffu;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+    p[0] = (unsigned char)(v >> 24), p[1] = (unsigned char)(v >> 16);
+    p[2] = (unsigned char)(v >> 8), p[3] = (unsigned char)v;
+}
+
+/* The golden's bytes, with (text) a tEXt chunk after IHDR: other bytes,
+ * the same pixels. */
+static void write_png(const char *path, const char *golden, int text)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)tu_read_file(tu_golden(golden), &len);
+    ck_assert_ptr_nonnull(d);
+    if (!text) {
+        tu_write_file(path, d, len);
+        free(d);
+        return;
+    }
+    static const char body[] = "tEXtComment\0re-encoded";
+    size_t n = sizeof body - 1, at = 33; /* signature 8, IHDR 25 */
+    unsigned char *o = malloc(len + n + 8);
+    ck_assert_ptr_nonnull(o);
+    memcpy(o, d, at);
+    put_be32(o + at, (uint32_t)(n - 4));
+    memcpy(o + at + 4, body, n);
+    put_be32(o + at + 4 + n, png_crc(o + at + 4, n));
+    memcpy(o + at + 8 + n, d + at, len - at);
+    tu_write_file(path, o, len + n + 8);
+    free(o);
+    free(d);
+}
+
+/* Byte-identical files are not decoded (compare/same_file.c): their record
+ * is the one two decoded files of the same pixels give, for every layout,
+ * depth and option that changes it. */
+START_TEST(identical_files_as_decoded)
+{
+    static const char *const images[] = {UI,
+                                         "inputs/camera_64x48_gray.png",
+                                         "inputs/photo16_67x45_rgb.png",
+                                         "inputs/rand16_31x29_ga.png",
+                                         "inputs/rand_7x5_rgba.png",
+                                         "inputs/matte_41x27_rgba.png",
+                                         "inputs/oriented_6.png"};
+    static const char *const opts[][8] = {
+        {NULL},
+        {"--ssim", NULL},
+        {"--ssim", "--ignore", "0,0,20,20", "--ignore", "10,10,200,3", NULL},
+        {"--threshold", "0.1", "--antialiasing", "--max-shift", "2", NULL},
+        {"--ssim", "--ignore", "-5,-5,500,500", "--max-differing", "1%", NULL},
+        {"--min-psnr", "30", "--min-ssim", "0.9", NULL},
+        {"--depth", "16", "--ssim", NULL},
+        {"--no-auto-orient", "--max-diff", "0", NULL},
+    };
+    char a[1024], b[1024], ea[1024], eb[1024];
+    snprintf(a, sizeof a, "%s/a.png", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/b.png", tu_tmpdir());
+    snprintf(ea, sizeof ea, "%s/e", tu_tmpdir());
+    snprintf(eb, sizeof eb, "%s/f", tu_tmpdir());
+    mkdir(ea, 0777);
+    mkdir(eb, 0777);
+    for (size_t i = 0; i < sizeof images / sizeof images[0]; i++)
+        for (size_t k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+            char *out[2][2], *err;
+            int rc[2][2];
+            const char *args[16] = {tu_bin(), "compare", a, b, "--json"};
+            int n = 5;
+            for (int j = 0; opts[k][j]; j++)
+                args[n++] = opts[k][j];
+            const char *fargs[16];
+            memcpy(fargs, args, sizeof fargs);
+            fargs[2] = ea;
+            fargs[3] = eb;
+            write_png(a, images[i], 0);
+            for (int text = 0; text < 2; text++) { /* the same bytes, then other bytes */
+                char p[1100];
+                write_png(b, images[i], text);
+                snprintf(p, sizeof p, "%s/p.png", ea);
+                write_png(p, images[i], 0);
+                snprintf(p, sizeof p, "%s/p.png", eb);
+                write_png(p, images[i], text);
+                rc[0][text] = tu_run(args, NULL, &out[0][text], &err);
+                free(err);
+                rc[1][text] = tu_run(fargs, NULL, &out[1][text], &err);
+                free(err);
+            }
+            for (int m = 0; m < 2; m++) {
+                ck_assert_msg(rc[m][0] == rc[m][1] && strcmp(out[m][0], out[m][1]) == 0,
+                              "%s, options %zu (%s): exit %d %d\n%s\n%s", images[i], k,
+                              m ? "folders" : "one pair", rc[m][0], rc[m][1], out[m][0], out[m][1]);
+                ck_assert_ptr_nonnull(strstr(out[m][0], "identical"));
+                free(out[m][0]);
+                free(out[m][1]);
+            }
+        }
+}
+END_TEST
+
+/* Byte-identical files that are not whole (cut, a CRC wrong) are decoded,
+ * so still an error; one whose chunks are whole, CRCs right, but whose
+ * compressed pixels were changed is identical to itself, undecoded, as
+ * cmp would say (README: compare). */
+START_TEST(identical_damaged_files)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)tu_read_file(tu_golden(UI), &len);
+    ck_assert_ptr_nonnull(d);
+    size_t idat = 8;
+    while (memcmp(d + idat + 4, "IDAT", 4) != 0)
+        idat += 12 + be32(d + idat);
+    uint32_t idat_len = be32(d + idat);
+    char a[1024], b[1024];
+    snprintf(a, sizeof a, "%s/a.png", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/b.png", tu_tmpdir());
+    for (int damage = 0; damage < 3; damage++) {
+        unsigned char *c = malloc(len);
+        ck_assert_ptr_nonnull(c);
+        memcpy(c, d, len);
+        size_t n = len;
+        if (damage == 0) {
+            n = idat + 8 + idat_len / 2; /* cut inside the pixels */
+        } else {
+            c[idat + 8 + idat_len / 2] ^= 0x55;
+            if (damage == 2) /* the CRC made right again */
+                put_be32(c + idat + 8 + idat_len, png_crc(c + idat + 4, idat_len + 4));
+        }
+        tu_write_file(a, c, n);
+        tu_write_file(b, c, n);
+        free(c);
+        char *out, *err;
+        int rc = RUN(&out, &err, "compare", a, b, "--json");
+        if (damage < 2) {
+            ck_assert_msg(rc == 3, "damage %d: exit %d", damage, rc);
+            ck_assert_ptr_nonnull(strstr(out, "\"status\": \"error\""));
+        } else {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_ptr_nonnull(strstr(out, "\"status\": \"identical\""));
+        }
+        free(out);
+        free(err);
+    }
+    free(d);
+}
+END_TEST
+
+/* The file at path with a chunk (type, body) after IHDR. */
+static void insert_chunk(const char *path, const char *type, const void *body, size_t n)
+{
+    size_t len;
+    unsigned char *d = (unsigned char *)tu_read_file(path, &len);
+    ck_assert_ptr_nonnull(d);
+    unsigned char *o = malloc(len + n + 12);
+    ck_assert_ptr_nonnull(o);
+    memcpy(o, d, 33); /* signature 8, IHDR 25 */
+    put_be32(o + 33, (uint32_t)n);
+    memcpy(o + 37, type, 4);
+    memcpy(o + 41, body, n);
+    put_be32(o + 41 + n, png_crc(o + 37, n + 4));
+    memcpy(o + 45 + n, d + 33, len - 33);
+    tu_write_file(path, o, len + n + 12);
+    free(o);
+    free(d);
+}
+
+/* The first len / 2 bytes of from, written to to. */
+static void cut_copy(const char *from, const char *to)
+{
+    size_t len;
+    char *d = tu_read_file(from, &len);
+    ck_assert_ptr_nonnull(d);
+    tu_write_file(to, d, len / 2);
+    free(d);
+}
+
+/* A pair's two images decode at once (each over 4 MiB decoded, more than
+ * one thread): the same record as one after the other, A's error when both
+ * fail, B's warnings said only when A loads. */
+START_TEST(pair_decoded_at_once)
+{
+    char a[1024], b[1024], acut[1024], bcut[1024], bwarn[1024], ea[1024], eb[1024];
+    const char *dir = tu_tmpdir();
+    snprintf(a, sizeof a, "%s/a.png", dir);
+    snprintf(b, sizeof b, "%s/b.png", dir);
+    snprintf(acut, sizeof acut, "%s/a_cut.png", dir);
+    snprintf(bcut, sizeof bcut, "%s/b_cut.png", dir);
+    snprintf(bwarn, sizeof bwarn, "%s/b_warn.png", dir);
+    snprintf(ea, sizeof ea, "%s/e", dir);
+    snprintf(eb, sizeof eb, "%s/f", dir);
+    gpuimg_ctx *ctx = tu_ctx();
+    gpuimg_image img;
+    tu_random_image(&img, 1100, 1000, 4, 7); /* 4.4 MB */
+    ck_assert_int_eq(gpuimg_save(ctx, a, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    for (int i = 0; i < 5000; i += 7)
+        img.data[i * 37 % (1100 * 1000 * 4)] ^= 0x40;
+    ck_assert_int_eq(gpuimg_save(ctx, b, GPUIMG_FORMAT_NONE, &img), GPUIMG_OK);
+    gpuimg_image_free(&img);
+    gpuimg_ctx_destroy(ctx);
+    cut_copy(a, acut);
+    cut_copy(b, bcut);
+    size_t len;
+    char *bytes = tu_read_file(b, &len);
+    ck_assert_ptr_nonnull(bytes);
+    tu_write_file(bwarn, bytes, len);
+    free(bytes);
+    static const unsigned char exif[12] = {'I', 'I', 42, 0, 0xff, 0xff, 0, 0, 1, 2, 3, 4};
+    insert_chunk(bwarn, "eXIf", exif, sizeof exif); /* malformed: a warning */
+    mkdir(ea, 0777);
+    mkdir(eb, 0777);
+    char p[1100];
+    snprintf(p, sizeof p, "%s/p.png", ea);
+    bytes = tu_read_file(a, &len);
+    tu_write_file(p, bytes, len);
+    free(bytes);
+    snprintf(p, sizeof p, "%s/p.png", eb);
+    bytes = tu_read_file(b, &len);
+    tu_write_file(p, bytes, len);
+    free(bytes);
+    /* the figures: two threads as one */
+    const char *pairs[2][2] = {{a, b}, {ea, eb}};
+    for (int m = 0; m < 2; m++) {
+        char *out[2], *err;
+        int rc[2];
+        const char *threads[2] = {"1", "2"};
+        for (int t = 0; t < 2; t++) {
+            rc[t] = RUN(&out[t], &err, "--threads", threads[t], "compare", pairs[m][0], pairs[m][1],
+                        "--json", "--ssim", "--threshold", "0.1", "--antialiasing");
+            free(err);
+        }
+        ck_assert_int_eq(rc[0], 1);
+        ck_assert_int_eq(rc[1], 1);
+        ck_assert_msg(strcmp(out[0], out[1]) == 0, "%s\n%s", out[0], out[1]);
+        free(out[0]);
+        free(out[1]);
+    }
+    /* errors: A's first, as when A was decoded first */
+    const char *cases[3][3] = {
+        {acut, b, "a_cut.png"}, {a, bcut, "b_cut.png"}, {acut, bcut, "a_cut.png"}};
+    for (int k = 0; k < 3; k++) {
+        char *out, *err;
+        ck_assert_int_eq(RUN(&out, &err, "--threads", "2", "compare", cases[k][0], cases[k][1]), 3);
+        ck_assert_msg(strstr(err, cases[k][2]) && (k < 2 || !strstr(err, "b_cut")), "%s", err);
+        free(out);
+        free(err);
+    }
+    /* B's warning: said when A loads, not when A fails */
+    char *out, *err;
+    ck_assert_int_eq(RUN(&out, &err, "--threads", "2", "compare", a, bwarn), 1);
+    ck_assert_msg(strstr(err, "b_warn.png: EXIF") != NULL, "%s", err);
+    free(out);
+    free(err);
+    ck_assert_int_eq(RUN(&out, &err, "--threads", "2", "compare", acut, bwarn), 3);
+    ck_assert_msg(strstr(err, "a_cut.png") && !strstr(err, "EXIF"), "%s", err);
+    free(out);
+    free(err);
+}
+END_TEST
+
 START_TEST(usage_errors)
 {
     char exp[512], act[512];
@@ -676,6 +950,9 @@ Suite *compare_suite(void)
     tcase_add_test(tc, update_and_prune_change_exactly_that);
     tcase_add_test(tc, report_junit_and_json);
     tcase_add_test(tc, limits_and_one_pair_json);
+    tcase_add_test(tc, identical_files_as_decoded);
+    tcase_add_test(tc, identical_damaged_files);
+    tcase_add_test(tc, pair_decoded_at_once);
     tcase_add_test(tc, usage_errors);
     tcase_add_test(tc, interrupted_update_leaves_goldens_whole);
     tcase_add_test(tc, github_annotations_and_summary);

@@ -134,6 +134,64 @@ START_TEST(changed_glyph_fails_at_every_distance)
 }
 END_TEST
 
+/* The pass skips runs of 16 equal pixels when it paints no picture and
+ * ignores nothing: its figures must be those of the pixel-by-pixel pass
+ * (which the picture forces), on sparse and dense differences, at 8 and
+ * 16 bits, with every rule. */
+START_TEST(equal_runs_skipped_change_nothing)
+{
+    static const char *const pairs[][2] = {
+        {"inputs/ui_96x64_rgb.png", "inputs/ui_96x64_rgb_shift1.png"},
+        {"inputs/ui_96x64_rgb.png", "inputs/ui_96x64_rgb_vanish.png"},
+        {"inputs/text_72x24_v123.png", "inputs/text_72x24_v124.png"},
+        {"inputs/photo_257x131_rgb.png", "inputs/photo_257x131_rgb_noisy.png"}};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++)
+        for (int depth = 8; depth <= 16; depth += 8)
+            for (int rule = 0; rule < 3; rule++) {
+                gpuimg_image a, b, a16, b16, pic;
+                tu_load(tu_ctx(), tu_golden(pairs[k][0]), &a);
+                tu_load(tu_ctx(), tu_golden(pairs[k][1]), &b);
+                if (depth == 16) {
+                    ck_assert_int_eq(
+                        gpuimg_image_alloc_depth(&a16, a.width, a.height, a.channels, 16),
+                        GPUIMG_OK);
+                    ck_assert_int_eq(
+                        gpuimg_image_alloc_depth(&b16, b.width, b.height, b.channels, 16),
+                        GPUIMG_OK);
+                    size_t n = (size_t)a.width * a.height * a.channels;
+                    for (size_t i = 0; i < n; i++) {
+                        ((uint16_t *)a16.data)[i] = (uint16_t)(a.data[i] * 257);
+                        ((uint16_t *)b16.data)[i] = (uint16_t)(b.data[i] * 257);
+                    }
+                    gpuimg_image_free(&a);
+                    gpuimg_image_free(&b);
+                    a = a16;
+                    b = b16;
+                }
+                gpuimg_compare_options o;
+                gpuimg_compare_options_init(&o);
+                o.ssim = 0;
+                o.threshold = rule == 1 ? 0.1 : 0;
+                o.antialiasing = rule == 1;
+                o.max_shift = rule == 2 ? 2 : 0;
+                gpuimg_compare_result fast, slow;
+                ck_assert_int_eq(gpuimg_compare(tu_ctx(), &a, &b, &o, &fast, NULL), GPUIMG_OK);
+                ck_assert_int_eq(gpuimg_compare(tu_ctx(), &a, &b, &o, &slow, &pic), GPUIMG_OK);
+                ck_assert_msg(fast.differing == slow.differing && fast.forgiven == slow.forgiven &&
+                                  fast.shifted == slow.shifted && fast.max_diff == slow.max_diff &&
+                                  fast.mae == slow.mae && fast.rmse == slow.rmse &&
+                                  fast.identical == slow.identical &&
+                                  memcmp(&fast.bbox, &slow.bbox, sizeof fast.bbox) == 0,
+                              "%s depth %d rule %d: %llu vs %llu counted", pairs[k][1], depth, rule,
+                              (unsigned long long)fast.differing,
+                              (unsigned long long)slow.differing);
+                gpuimg_image_free(&pic);
+                gpuimg_image_free(&a);
+                gpuimg_image_free(&b);
+            }
+}
+END_TEST
+
 Suite *shift_suite(void)
 {
     Suite *s = suite_create("shift");
@@ -142,6 +200,7 @@ Suite *shift_suite(void)
     tcase_add_test(tc, touching_elements_moved_apart_stay_counted);
     tcase_add_test(tc, appeared_element_stays_counted);
     tcase_add_test(tc, changed_glyph_fails_at_every_distance);
+    tcase_add_test(tc, equal_runs_skipped_change_nothing);
     suite_add_tcase(s, tc);
     return s;
 }

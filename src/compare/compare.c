@@ -86,9 +86,22 @@ static void run_band(gpuimg_task *task)
     const struct pass *p = bd->pass;
     int c = p->rule.channels, w = p->w, wide = p->depth == 16;
     const uint16_t *a16 = (const uint16_t *)p->a, *b16 = (const uint16_t *)p->b;
+    /* Golden-image pairs are mostly equal: a run of 16 equal pixels adds
+     * nothing to any figure, so one memcmp passes it, unless a pixel of it
+     * is ignored (counted apart) or must be painted. */
+    enum { RUN = 16 };
+    int skip = !p->ignore && !p->diff;
+    size_t px = (size_t)c * (wide ? 2 : 1);
     for (int y = bd->y0; y < bd->y1; y++)
         for (int x = 0; x < w; x++) {
             size_t i = (size_t)y * (size_t)w + (size_t)x;
+            if (skip && x % RUN == 0) {
+                int run = w - x < RUN ? w - x : RUN;
+                if (memcmp(p->a + i * px, p->b + i * px, (size_t)run * px) == 0) {
+                    x += run - 1;
+                    continue;
+                }
+            }
             int pixel_max = 0;
             int64_t sum = 0, squares = 0; /* 4 * 65535² passes 32 bits */
             for (int k = 0; k < c; k++) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "batch/plan.h"
+#include "compare/same_file.h"
 #include "core/budget.h"
 #include "core/pool.h"
 #include "core/utf8.h"
@@ -222,6 +223,7 @@ static size_t folder_len(const char *full, const char *rel)
 struct pair_files {
     gpuimg_image e, a, mask;
     uint64_t taken; /* of the budget */
+    int same;       /* byte-identical files, not decoded: p->result is set */
 };
 
 static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
@@ -245,7 +247,27 @@ static gpuimg_status load_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p,
     if (st == GPUIMG_OK &&
         (st = gpuimg__budget_take(&run->budget, ctx, p->path, need)) == GPUIMG_OK)
         f->taken = need;
-    for (int k = 0; k < 3; k++) {
+    /* Byte-identical files (no mask) are identical images: not decoded
+     * when the file is whole and the result passes (same_file.h). */
+    if (st == GPUIMG_OK && path[0] && !path[2] &&
+        gpuimg__compare_same_file(ctx, path[0], data[0], size[0], path[1], data[1], size[1],
+                                  &run->o->compare, &run->o->limits, &p->result, &p->expected_width,
+                                  &p->expected_height)) {
+        f->same = 1;
+        free(data[0]);
+        free(data[1]);
+        return GPUIMG_OK;
+    }
+    int k = 0;
+    /* fewer pairs than threads: a pair's two images at once */
+    if (st == GPUIMG_OK && path[0] &&
+        run->out->npairs < (size_t)gpuimg__thread_count(run->cfg.threads)) {
+        st = gpuimg__load_both(ctx, data[0], size[0], path[0], img[0], data[1], size[1], path[1],
+                               img[1]);
+        data[0] = data[1] = NULL;
+        k = 2;
+    }
+    for (; k < 3; k++) {
         if (st == GPUIMG_OK && path[k])
             st = gpuimg__load_owned(ctx, data[k], size[k], path[k], img[k]);
         else
@@ -344,6 +366,12 @@ static void compare_pair(folder_run *run, gpuimg_ctx *ctx, gpuimg_pair *p)
     gpuimg_rect *rects = NULL; /* the pair's --ignore-file regions */
     if (load_pair(run, ctx, p, &f) != GPUIMG_OK) {
         pair_error(p, ctx);
+        goto done;
+    }
+    if (f.same) {
+        p->actual_width = p->expected_width;
+        p->actual_height = p->expected_height;
+        p->status = GPUIMG_PAIR_IDENTICAL;
         goto done;
     }
     p->actual_width = f.a.width;

@@ -53,7 +53,7 @@ size_t gpuimg__stride(const gpuimg_image *img)
 /* Both allocations: the shape checked, then memory from the context's
  * host buffers (unzeroed) when ctx is given and has them, else calloc. */
 static gpuimg_status image_new(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
-                               int channels, int depth)
+                               int channels, int depth, size_t room)
 {
     memset(img, 0, sizeof *img);
     if (channels < 1 || channels > 4 || (depth != 8 && depth != 16))
@@ -61,6 +61,7 @@ static gpuimg_status image_new(gpuimg_ctx *ctx, gpuimg_image *img, int width, in
     size_t bytes = gpuimg__image_bytes_depth(width, height, channels, depth);
     if (bytes == 0)
         return GPUIMG_ERR_TOO_LARGE;
+    bytes = room > bytes ? room : bytes;
     gpuimg_host_buffers *hb = ctx ? gpuimg__ctx_buffers(ctx) : NULL;
     if (hb && (img->buffer = gpuimg__buffer_take(hb, bytes)) != NULL)
         img->data = gpuimg__buffer_data(img->buffer);
@@ -78,35 +79,42 @@ static gpuimg_status image_new(gpuimg_ctx *ctx, gpuimg_image *img, int width, in
 
 gpuimg_status gpuimg_image_alloc(gpuimg_image *img, int width, int height, int channels)
 {
-    return image_new(NULL, img, width, height, channels, 8);
+    return image_new(NULL, img, width, height, channels, 8, 0);
 }
 
 gpuimg_status gpuimg_image_alloc_depth(gpuimg_image *img, int width, int height, int channels,
                                        int depth)
 {
-    return image_new(NULL, img, width, height, channels, depth);
+    return image_new(NULL, img, width, height, channels, depth, 0);
 }
 
 gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels, int depth)
 {
-    return image_new(ctx, img, width, height, channels, depth);
+    return image_new(ctx, img, width, height, channels, depth, 0);
 }
 
 gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels, int depth)
 {
+    return gpuimg__image_take_room(ctx, img, width, height, channels, depth, 0);
+}
+
+gpuimg_status gpuimg__image_take_room(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                      int channels, int depth, size_t room)
+{
     /* The decoder's first take while the device is being opened for the
      * expected work: the input's buffer and the output's (the work's
      * shape) made now and pinned beside the decode, once an image. */
     size_t in = gpuimg__image_bytes_depth(width, height, channels, depth);
+    in = in && room > in ? room : in;
     if (ctx->opener && ctx->expect_shape && in) {
         int ow = width, oh = height, oc = channels;
         ctx->expect_shape(ctx->expect_what, ctx->expect_count, &ow, &oh, &oc);
         ctx->expect_shape = NULL;
         gpuimg__ctx_pin_beside(ctx, in, gpuimg__image_bytes_depth(ow, oh, oc, depth));
     }
-    return image_new(ctx, img, width, height, channels, depth);
+    return image_new(ctx, img, width, height, channels, depth, room);
 }
 
 gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,

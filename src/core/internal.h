@@ -34,6 +34,10 @@ struct gpuimg_ctx {
      * batch's decoders set 0: each has a file of its own, and the bands
      * would repeat entropy decoding while every core is busy. */
     int split_files;
+    /* 0: a file's decoding may use every thread of the pool; else at most
+     * this many (a pair's two images decoding at once, each on its half:
+     * compare/load_both.c). */
+    int file_threads;
     /* 1: memory freed by one run is kept for the next (the default, and a
      * batch's contexts). 0 (cfg.single_image): freed when no longer
      * needed, so that the peak holds the image about twice, not four
@@ -167,6 +171,10 @@ gpuimg_status gpuimg__image_take(gpuimg_ctx *ctx, gpuimg_image *img, int width, 
 /* The same at depth 8 or 16. */
 gpuimg_status gpuimg__image_take_depth(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels, int depth);
+/* The same with a buffer of at least room bytes (a decoder's working
+ * space, the pixels packed at its start once decoded). */
+gpuimg_status gpuimg__image_take_room(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
+                                      int channels, int depth, size_t room);
 gpuimg_status gpuimg__image_take_plain(gpuimg_ctx *ctx, gpuimg_image *img, int width, int height,
                                        int channels, int depth);
 /* img itself when its rows are packed, else a packed copy in *copy (to be
