@@ -11,6 +11,19 @@
 
 #include "testutil.h"
 
+static gpuimg_ctx *ctx; /* each test's, made and destroyed by the fixture */
+
+static void ctx_open(void)
+{
+    ctx = tu_ctx();
+}
+
+static void ctx_close(void)
+{
+    gpuimg_ctx_destroy(ctx);
+    ctx = NULL;
+}
+
 static void canvas(gpuimg_image *img, int w, int h)
 {
     ck_assert_int_eq(gpuimg_image_alloc(img, w, h, 3), GPUIMG_OK);
@@ -43,7 +56,7 @@ static gpuimg_compare_result run(const gpuimg_image *a, const gpuimg_image *b, i
     o.threshold = t;
     o.antialiasing = aa;
     gpuimg_compare_result r;
-    ck_assert_int_eq(gpuimg_compare(tu_ctx(), a, b, &o, &r, NULL), GPUIMG_OK);
+    ck_assert_int_eq(gpuimg_compare(ctx, a, b, &o, &r, NULL), GPUIMG_OK);
     return r;
 }
 
@@ -117,9 +130,9 @@ START_TEST(changed_glyph_fails_at_every_distance)
      * every pixel of the 4 matches some pixel of the 3 near it, which the
      * old per-pixel rule forgave; no one displacement explains the group */
     gpuimg_image v3, v4, moved;
-    tu_load(tu_ctx(), tu_golden("inputs/text_72x24_v123.png"), &v3);
-    tu_load(tu_ctx(), tu_golden("inputs/text_72x24_v124.png"), &v4);
-    tu_load(tu_ctx(), tu_golden("inputs/text_72x24_v123_moved.png"), &moved);
+    tu_load(ctx, tu_golden("inputs/text_72x24_v123.png"), &v3);
+    tu_load(ctx, tu_golden("inputs/text_72x24_v124.png"), &v4);
+    tu_load(ctx, tu_golden("inputs/text_72x24_v123_moved.png"), &moved);
     for (int n = 1; n <= 8; n++) {
         ck_assert_msg(run(&v3, &v4, n, 0, 0).differing > 0, "plain rule, N=%d", n);
         ck_assert_msg(run(&v3, &v4, n, 0.1, 1).differing > 0, "threshold 0.1 + AA, N=%d", n);
@@ -149,8 +162,8 @@ START_TEST(equal_runs_skipped_change_nothing)
         for (int depth = 8; depth <= 16; depth += 8)
             for (int rule = 0; rule < 3; rule++) {
                 gpuimg_image a, b, a16, b16, pic;
-                tu_load(tu_ctx(), tu_golden(pairs[k][0]), &a);
-                tu_load(tu_ctx(), tu_golden(pairs[k][1]), &b);
+                tu_load(ctx, tu_golden(pairs[k][0]), &a);
+                tu_load(ctx, tu_golden(pairs[k][1]), &b);
                 if (depth == 16) {
                     ck_assert_int_eq(
                         gpuimg_image_alloc_depth(&a16, a.width, a.height, a.channels, 16),
@@ -175,8 +188,8 @@ START_TEST(equal_runs_skipped_change_nothing)
                 o.antialiasing = rule == 1;
                 o.max_shift = rule == 2 ? 2 : 0;
                 gpuimg_compare_result fast, slow;
-                ck_assert_int_eq(gpuimg_compare(tu_ctx(), &a, &b, &o, &fast, NULL), GPUIMG_OK);
-                ck_assert_int_eq(gpuimg_compare(tu_ctx(), &a, &b, &o, &slow, &pic), GPUIMG_OK);
+                ck_assert_int_eq(gpuimg_compare(ctx, &a, &b, &o, &fast, NULL), GPUIMG_OK);
+                ck_assert_int_eq(gpuimg_compare(ctx, &a, &b, &o, &slow, &pic), GPUIMG_OK);
                 ck_assert_msg(fast.differing == slow.differing && fast.forgiven == slow.forgiven &&
                                   fast.shifted == slow.shifted && fast.max_diff == slow.max_diff &&
                                   fast.mae == slow.mae && fast.rmse == slow.rmse &&
@@ -196,6 +209,7 @@ Suite *shift_suite(void)
 {
     Suite *s = suite_create("shift");
     TCase *tc = tu_tcase("shift");
+    tcase_add_checked_fixture(tc, ctx_open, ctx_close);
     tcase_add_test(tc, moved_panel_passes_at_its_distance);
     tcase_add_test(tc, touching_elements_moved_apart_stay_counted);
     tcase_add_test(tc, appeared_element_stays_counted);

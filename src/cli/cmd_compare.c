@@ -787,17 +787,23 @@ static void merged_report_images(cli *c, struct folder_run *fr, const gpuimg_fol
         gpuimg_compare_options co = s->opt;
         co.ssim = 0;
         co.mask = p->mask ? &mask : NULL;
-        gpuimg_rect rects[MAX_IGNORE + 256];
-        memcpy(rects, co.ignore, (size_t)co.nignore * sizeof *rects);
-        co.nignore +=
-            (int)compare_regions_for(s->regions, s->nregions, p->path, rects + co.nignore, 256);
+        /* the run's rectangles and the regions of this path (a part's
+         * counts are unbounded: the room is made for them) */
+        size_t room = (size_t)co.nignore + s->nregions;
+        gpuimg_rect *rects = malloc((room ? room : 1) * sizeof *rects);
+        if (rects && co.nignore > 0)
+            memcpy(rects, co.ignore, (size_t)co.nignore * sizeof *rects);
+        if (rects)
+            co.nignore += (int)compare_regions_for(s->regions, s->nregions, p->path,
+                                                   rects + co.nignore, s->nregions);
         co.ignore = rects;
-        int ok = gpuimg_load(c->ctx, p->expected, &e) == GPUIMG_OK &&
+        int ok = rects && gpuimg_load(c->ctx, p->expected, &e) == GPUIMG_OK &&
                  gpuimg_load(c->ctx, p->actual, &a) == GPUIMG_OK &&
                  (!p->mask || gpuimg_load(c->ctx, p->mask, &mask) == GPUIMG_OK) &&
                  gpuimg_compare(c->ctx, &e, &a, &co, &r, &diff) == GPUIMG_OK;
         /* a file changed since its shard ran shows without its picture */
         on_failed(fr, p, ok && !r.size_differs ? &diff : NULL);
+        free(rects);
         gpuimg_image_free(&diff);
         gpuimg_image_free(&mask);
         gpuimg_image_free(&a);

@@ -45,6 +45,18 @@ char *compare_read_text(const char *path, size_t *len)
     return buf;
 }
 
+/* A part's number as an int or a count: clamped, NaN as 0 (a part may come
+ * from anywhere; a cast of 1e300 is undefined). */
+static int to_int(double v)
+{
+    return v != v ? 0 : v < -2147483647.0 ? -2147483647 : v > 2147483647.0 ? 2147483647 : (int)v;
+}
+
+static uint64_t to_count(double v)
+{
+    return v != v || v < 0 ? 0 : v >= 1.8e19 ? UINT64_MAX : (uint64_t)v;
+}
+
 static int status_of(const char *name)
 {
     for (int k = 0; k < GPUIMG_PAIR_STATUS_COUNT; k++)
@@ -66,8 +78,8 @@ static void size_of(const json_value *rec, const char *key, int *w, int *h)
 {
     const json_value *v = json_get(rec, key);
     if (v && v->type == JSON_ARRAY && v->n == 2) {
-        *w = (int)v->items[0].number;
-        *h = (int)v->items[1].number;
+        *w = to_int(v->items[0].number);
+        *h = to_int(v->items[1].number);
     }
 }
 
@@ -83,16 +95,16 @@ static int pair_from(const json_value *rec, const compare_settings *s, gpuimg_pa
         !(p->actual = joined(s->actual_dir, path)))
         return -1;
     gpuimg_compare_result *r = &p->result;
-    r->width = (int)json_number_or(rec, "width", 0);
-    r->height = (int)json_number_or(rec, "height", 0);
-    r->channels = (int)json_number_or(rec, "channels", 0);
-    r->compared = (uint64_t)json_number_or(rec, "compared", 0);
-    r->ignored = (uint64_t)json_number_or(rec, "ignored", 0);
-    r->differing = (uint64_t)json_number_or(rec, "differing", 0);
-    r->forgiven = (uint64_t)json_number_or(rec, "forgiven", 0);
-    r->shifted = (uint64_t)json_number_or(rec, "shifted", 0);
-    r->groups_shifted = (uint64_t)json_number_or(rec, "groups_shifted", 0);
-    r->max_diff = (int)json_number_or(rec, "max_diff", 0);
+    r->width = to_int(json_number_or(rec, "width", 0));
+    r->height = to_int(json_number_or(rec, "height", 0));
+    r->channels = to_int(json_number_or(rec, "channels", 0));
+    r->compared = to_count(json_number_or(rec, "compared", 0));
+    r->ignored = to_count(json_number_or(rec, "ignored", 0));
+    r->differing = to_count(json_number_or(rec, "differing", 0));
+    r->forgiven = to_count(json_number_or(rec, "forgiven", 0));
+    r->shifted = to_count(json_number_or(rec, "shifted", 0));
+    r->groups_shifted = to_count(json_number_or(rec, "groups_shifted", 0));
+    r->max_diff = to_int(json_number_or(rec, "max_diff", 0));
     r->mae = json_number_or(rec, "mae", 0);
     r->rmse = json_number_or(rec, "rmse", 0);
     r->has_psnr = json_get(rec, "psnr") && json_get(rec, "psnr")->type == JSON_NUMBER;
@@ -107,9 +119,9 @@ static int pair_from(const json_value *rec, const compare_settings *s, gpuimg_pa
     r->identical = p->status == GPUIMG_PAIR_IDENTICAL;
     r->size_differs = p->status == GPUIMG_PAIR_SIZE;
     const json_value *box = json_get(rec, "bbox");
-    r->bbox =
-        (gpuimg_rect){(int)json_number_or(box, "x", 0), (int)json_number_or(box, "y", 0),
-                      (int)json_number_or(box, "width", 0), (int)json_number_or(box, "height", 0)};
+    r->bbox = (gpuimg_rect){
+        to_int(json_number_or(box, "x", 0)), to_int(json_number_or(box, "y", 0)),
+        to_int(json_number_or(box, "width", 0)), to_int(json_number_or(box, "height", 0))};
     size_of(rec, "expected_size", &p->expected_width, &p->expected_height);
     size_of(rec, "actual_size", &p->actual_width, &p->actual_height);
     const json_value *failed = json_get(rec, "failed");
@@ -152,10 +164,10 @@ static int settings_from(const json_value *doc, compare_settings *s)
         return -1;
     gpuimg_compare_options_init(&s->opt);
     s->opt.ssim = 0;
-    s->opt.fuzz = (int)json_number_or(t, "fuzz", 0);
+    s->opt.fuzz = to_int(json_number_or(t, "fuzz", 0));
     s->opt.threshold = json_number_or(t, "threshold", 0);
     s->opt.antialiasing = json_bool_or(t, "antialiasing", 0);
-    s->opt.max_shift = (int)json_number_or(t, "max_shift", 0);
+    s->opt.max_shift = to_int(json_number_or(t, "max_shift", 0));
     const json_value *ign = json_get(t, "ignore");
     if (ign && ign->type == JSON_ARRAY && ign->n > 0) {
         gpuimg_rect *rects = calloc(ign->n, sizeof *rects);
@@ -167,8 +179,8 @@ static int settings_from(const json_value *doc, compare_settings *s)
                 free(rects);
                 return -1;
             }
-            rects[i] = (gpuimg_rect){(int)q->items[0].number, (int)q->items[1].number,
-                                     (int)q->items[2].number, (int)q->items[3].number};
+            rects[i] = (gpuimg_rect){to_int(q->items[0].number), to_int(q->items[1].number),
+                                     to_int(q->items[2].number), to_int(q->items[3].number)};
         }
         s->opt.ignore = rects;
         s->opt.nignore = (int)ign->n;
@@ -185,8 +197,8 @@ static int settings_from(const json_value *doc, compare_settings *s)
             if (!glob || !q || q->type != JSON_ARRAY || q->n != 4 || !(r[i].glob = strdup(glob)))
                 return -1;
             s->nregions = i + 1;
-            r[i].rect = (gpuimg_rect){(int)q->items[0].number, (int)q->items[1].number,
-                                      (int)q->items[2].number, (int)q->items[3].number};
+            r[i].rect = (gpuimg_rect){to_int(q->items[0].number), to_int(q->items[1].number),
+                                      to_int(q->items[2].number), to_int(q->items[3].number)};
         }
     }
     gpuimg_compare_limits *l = &s->lim;
@@ -231,9 +243,9 @@ static int read_part(const char *name, const json_value *doc, int first, compare
         snprintf(why, len, "--merge: %s: not a gpuimg compare document of two folders", name);
         return -1;
     }
-    int count = shard->type == JSON_OBJECT ? (int)json_number_or(shard, "count", 0) : 1;
-    int index = shard->type == JSON_OBJECT ? (int)json_number_or(shard, "index", -1) : 0;
-    size_t all = (size_t)json_number_or(doc, "all_pairs", -1);
+    int count = shard->type == JSON_OBJECT ? to_int(json_number_or(shard, "count", 0)) : 1;
+    int index = shard->type == JSON_OBJECT ? to_int(json_number_or(shard, "index", -1)) : 0;
+    size_t all = (size_t)to_count(json_number_or(doc, "all_pairs", -1));
     if (count < 1 || index < 0 || index >= count || count > 1000000) {
         snprintf(why, len, "--merge: %s: a bad shard", name);
         return -1;
@@ -329,6 +341,8 @@ int compare_merge_read(gpuimg_ctx *ctx, char *const *parts, int nparts, gpuimg_f
         if (!why[0])
             snprintf(why, len, "--merge: out of memory");
         gpuimg_folder_result_free(res);
+        compare_merge_free(s);
+        memset(s, 0, sizeof *s);
         return -1;
     }
     qsort(res->pairs, res->npairs, sizeof *res->pairs, by_path);

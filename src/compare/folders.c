@@ -289,7 +289,8 @@ static gpuimg_status pair_regions(gpuimg_ctx *ctx, const gpuimg_folder_options *
         return GPUIMG_OK;
     if (!(*rects = malloc((n + (size_t)co->nignore) * sizeof **rects)))
         return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "compare: out of memory");
-    memcpy(*rects, co->ignore, (size_t)co->nignore * sizeof **rects);
+    if (co->nignore > 0)
+        memcpy(*rects, co->ignore, (size_t)co->nignore * sizeof **rects);
     n = (size_t)co->nignore;
     for (size_t k = 0; k < o->nregions; k++)
         if (fnmatch(o->regions[k].glob, path, 0) == 0)
