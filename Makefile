@@ -145,7 +145,7 @@ test: test-unit test-sanitize test-tsan test-install test-report test-cross test
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
 # compare's SSIM rows, the codecs' pieces. CPU-only, -O1; the program the
 # suites run is built with it too.
-TSAN_SUITES = threads steps golden batch compare codecs
+TSAN_SUITES = threads steps golden batch compare compare_runs codecs
 test-tsan:
 	$(MAKE) BUILD=build-tsan NVCC= OPT="-O1 -g" SAN="-fsanitize=thread" \
 	    build-tsan/gpuimg build-tsan/check_gpuimg

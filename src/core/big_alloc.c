@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Large pixel memory in huge pages (big_alloc.h). */
 #define _DEFAULT_SOURCE
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -26,12 +27,16 @@
  * defined, malloc'ed ones as undefined until written), the C library's. */
 static int use_malloc(void)
 {
-    static int cached = -1;
-    if (cached < 0) {
+    /* asked from several threads at once (a pair's two images decode
+     * together): each may work it out, the answer is the same */
+    static atomic_int cached = -1;
+    int v = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (v < 0) {
         const char *e = getenv("GPUIMG_MALLOC");
-        cached = SANITIZED || (e && *e == '1');
+        v = SANITIZED || (e && *e == '1');
+        atomic_store_explicit(&cached, v, memory_order_relaxed);
     }
-    return cached;
+    return v;
 }
 
 static size_t rounded(size_t bytes)
