@@ -70,7 +70,9 @@ int gpuimg__cpu_threads(const gpuimg_backend *be);
  * AVX2, and the loader picks one for the machine (GCC's and clang's
  * target_clones, an ifunc). Without FMA and with the ISO C default of no
  * contraction (-std=c11), both clones round every product and sum alike:
- * the bytes do not depend on the machine either. */
+ * the bytes do not depend on the machine either. clang emits a clone's
+ * resolver as a global symbol (NAME.resolver), so two such functions may
+ * not share a name even when both are static (fuzz_load failed to link). */
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define GPUIMG_CPU_CLONES __attribute__((target_clones("avx2", "default")))
 #else

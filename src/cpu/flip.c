@@ -78,8 +78,8 @@ static void convert(const flip_job *j, const gpuimg_planes *im, int y, int x0, i
 /* One image's horizontal sums of n pixels from its converted span (ycc),
  * into sums (SUMS arrays of n). */
 GPUIMG_CPU_CLONES
-static void horizontal(const flip_job *j, const float *ycc, int span, int n, float *yn,
-                       float *restrict sums)
+static void flip_rows_pass(const flip_job *j, const float *ycc, int span, int n, float *yn,
+                           float *restrict sums)
 {
     const gpuimg_flip_params *p = j->p;
     const float *Y = ycc, *Cx = ycc + span, *Cz = ycc + 2 * span;
@@ -113,8 +113,8 @@ static void horizontal(const flip_job *j, const float *ycc, int span, int n, flo
 /* The vertical sums of one image's ring rows (rows[k]: tap k's row), into
  * v: Y, Cx, Cz (the two Gaussians' results added), dx, ddx, dy, ddy. */
 GPUIMG_CPU_CLONES
-static void vertical(const gpuimg_flip_params *p, const float *const *rows, int n, int image,
-                     float *restrict v)
+static void flip_columns_pass(const gpuimg_flip_params *p, const float *const *rows, int n,
+                              int image, float *restrict v)
 {
     size_t base = (size_t)image * SUMS * (size_t)n;
     float *restrict y = v, *restrict cx = v + n, *restrict cz1 = v + 2 * n,
@@ -165,16 +165,16 @@ static int flip_band(void *arg, int o0, int o1)
             float *s = ring + (size_t)((r - o0 + R) % FLIP_TAPS) * slot;
             int yy = clampi(r, 0, h - 1);
             convert(j, j->a, yy, x0, sp, ycc);
-            horizontal(j, ycc, sp, n, yn, s);
+            flip_rows_pass(j, ycc, sp, n, yn, s);
             convert(j, j->b, yy, x0, sp, ycc);
-            horizontal(j, ycc, sp, n, yn, s + (size_t)SUMS * n);
+            flip_rows_pass(j, ycc, sp, n, yn, s + (size_t)SUMS * n);
             int o = r - R; /* the output row now complete */
             if (o < o0)
                 continue;
             for (int k = 0; k < FLIP_TAPS; k++)
                 rows[k] = ring + (size_t)((o - R - o0 + R + k) % FLIP_TAPS) * slot;
-            vertical(j->p, rows, n, 0, va);
-            vertical(j->p, rows, n, 1, vb);
+            flip_columns_pass(j->p, rows, n, 0, va);
+            flip_columns_pass(j->p, rows, n, 1, vb);
             float *out = j->map + (size_t)o * w + x0;
             for (int i = 0; i < n; i++) {
                 float pa[3] = {va[i], va[n + i], va[2 * n + i]};
