@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: MIT */
-#define _POSIX_C_SOURCE 200809L /* open_memstream */
 /* A compared pair as JSON, one shape whatever happened (SPEC §7): a field
  * that does not apply is null, never missing, so a CI script reads every
  * record the same way. */
@@ -182,20 +181,20 @@ void compare_json_document(FILE *f, const gpuimg_folder_result *res, const compa
     fputs("]}\n", f);
 }
 
+struct document_args {
+    const gpuimg_folder_result *res;
+    const compare_settings *s;
+};
+
+static void fill_document(FILE *f, void *arg)
+{
+    const struct document_args *a = arg;
+    compare_json_document(f, a->res, a->s);
+}
+
 int compare_json_file(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res,
                       const compare_settings *s)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        return -1;
-    compare_json_document(f, res, s);
-    if (fclose(f) != 0) {
-        free(buf);
-        return -1;
-    }
-    gpuimg_status st = gpuimg_write_file(ctx, path, buf, len);
-    free(buf);
-    return st == GPUIMG_OK ? 0 : -1;
+    struct document_args a = {res, s};
+    return compare_write_document(ctx, path, fill_document, &a);
 }

@@ -43,6 +43,10 @@ void compare_json_record(FILE *f, const gpuimg_pair *p, const compare_settings *
 /* A folder's document (--json, report.json, a shard's part): the records,
  * the summary, then the run: folders, shard, thresholds, allowances. */
 void compare_json_document(FILE *f, const gpuimg_folder_result *res, const compare_settings *s);
+/* A document built in memory by fill, then written to path atomically:
+ * 0, or -1 with the context's error set (compare_report.c). */
+int compare_write_document(gpuimg_ctx *ctx, const char *path, void (*fill)(FILE *, void *),
+                           void *arg);
 /* The document written atomically to path: 0, or -1 with the context's
  * error set. */
 int compare_json_file(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res,

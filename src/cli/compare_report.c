@@ -489,8 +489,8 @@ static void html_page(FILE *f, compare_report *r, const gpuimg_folder_result *re
 }
 
 /* Builds a document in memory with fill, then writes it atomically. */
-static int write_document(gpuimg_ctx *ctx, const char *path, void (*fill)(FILE *, void *),
-                          void *arg)
+int compare_write_document(gpuimg_ctx *ctx, const char *path, void (*fill)(FILE *, void *),
+                           void *arg)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -543,10 +543,10 @@ int compare_report_finish(compare_report *r, const gpuimg_folder_result *res,
     struct page_args a = {r, res, s, expected_dir, actual_dir};
     char path[4500];
     snprintf(path, sizeof path, "%s/report.json", r->dir);
-    if (write_document(r->ctx, path, fill_json, &a) != 0)
+    if (compare_write_document(r->ctx, path, fill_json, &a) != 0)
         return -1;
     snprintf(path, sizeof path, "%s/index.html", r->dir);
-    return write_document(r->ctx, path, fill_page, &a);
+    return compare_write_document(r->ctx, path, fill_page, &a);
 }
 
 struct junit_args {
@@ -590,5 +590,5 @@ static void fill_junit(FILE *f, void *arg)
 int compare_junit(gpuimg_ctx *ctx, const char *path, const gpuimg_folder_result *res, int allow_new)
 {
     struct junit_args a = {res, allow_new};
-    return write_document(ctx, path, fill_junit, &a);
+    return compare_write_document(ctx, path, fill_junit, &a);
 }
