@@ -85,7 +85,7 @@ SUITE  = $(BUILD)/check_gpuimg
 
 .PHONY: all test test-unit test-sanitize test-tsan test-valgrind test-install test-report test-photo golden static \
         test-formats dist test-dist \
-        bench install clean fuzz fuzz-run shared test-python
+        bench install clean fuzz fuzz-run shared test-python test-cluster
 
 all: $(GPUIMG)
 
@@ -164,7 +164,7 @@ test-sanitize:
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
 test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats test-dist \
-      test-python
+      test-cluster test-python
 
 # ThreadSanitizer over the suites that drive the CPU backend's threads: every
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
@@ -364,6 +364,12 @@ test-python: $(VENV)/.ready $(BUILD)/libgpuimg.so $(GPUIMG)
 	GPUIMG_BUILD=$(abspath $(BUILD)) GPUIMG_MAKE_ARGS="NVCC=$(NVCC)" \
 	    $(VENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
 	cd tests/python && GPUIMG_BIN=$(abspath $(GPUIMG)) $(abspath $(VENV))/bin/python -m pytest -q -p no:cacheprovider
+
+# The Slurm job array and the Kubernetes Indexed Job of examples/cluster/, run
+# as their schedulers would (no cluster needed): the shards' union equals one
+# batch byte for byte, no file twice; bad indexes refused (tests/cluster/check.sh).
+test-cluster: $(GPUIMG)
+	bash tests/cluster/check.sh $(GPUIMG)
 
 # compare --report's page in headless Chromium: every failing pair shown,
 # every image loaded, no script error, nothing fetched (tests/report/check.sh;
