@@ -678,6 +678,41 @@ gpuimg_status gpuimg_update_goldens(gpuimg_ctx *ctx, const gpuimg_folder_result 
 gpuimg_status gpuimg_copy_image(gpuimg_ctx *ctx, const char *folder, const char *rel, int trusted,
                                 const char *to);
 
+/* ---- Images on the device (CUDA): zero-copy exchange (SPEC §8) ---------- */
+
+/* An image resident on a CUDA device as planes: plane c (of width x height
+ * values, rows packed, uint8_t at depth 8, uint16_t at 16) at data + c *
+ * plane_stride, a device pointer. A (C, H, W) array with strides
+ * (plane_stride, width, 1) values: what DLPack hands to PyTorch or CuPy.
+ * The memory is its context's backend's: free it (gpuimg_device_image_free)
+ * before destroying that context. */
+typedef struct gpuimg_device_image {
+    int width, height, channels, depth;
+    int device; /* the CUDA ordinal */
+    uint8_t *data;
+    size_t plane_stride; /* bytes */
+    /* the library's: leave them alone */
+    gpuimg_ctx *ctx;
+    struct gpuimg_backend *backend;
+} gpuimg_device_image;
+
+/* Decodes n encoded files (data[i], sizes[i] bytes) onto the context's
+ * CUDA device: the JPEGs through nvJPEG in one batch, the rest (and those
+ * nvJPEG refuses) on the CPU and uploaded; upright, 8-bit for JPEG, the
+ * file's depth otherwise. The device's work is finished on return, so the
+ * images may be read on any stream. GPUIMG_ERR_NO_DEVICE where the context
+ * does not run on CUDA. On failure no image is left allocated. */
+gpuimg_status gpuimg_decode_device(gpuimg_ctx *ctx, int n, const void *const *data,
+                                   const size_t *sizes, gpuimg_device_image *out);
+/* The steps on a device image of this context, the result on the device
+ * too (in is not changed): no copy crosses to the host. */
+gpuimg_status gpuimg_run_device(gpuimg_ctx *ctx, const gpuimg_device_image *in,
+                                gpuimg_step *const *steps, int nsteps, gpuimg_device_image *out);
+/* The device image into an interleaved host image (freed as any). */
+gpuimg_status gpuimg_device_image_download(gpuimg_ctx *ctx, const gpuimg_device_image *in,
+                                           gpuimg_image *out);
+void gpuimg_device_image_free(gpuimg_device_image *img);
+
 /* ---- Batch: every image of a folder through a pipeline (SPEC §5) -------- */
 
 typedef enum gpuimg_batch_outcome {

@@ -447,12 +447,13 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
     cudaError_t err = cudaStreamSynchronize(stream); // see "Ordering" above
     if (err != cudaSuccess)
         return device_fail(msg, msglen, "cudaStreamSynchronize (before nvJPEG decode)", err);
-    gpuimg__trace_since("stream drained", t_wait);
+    double t_place = gpuimg__trace_since("stream drained", t_wait);
     size_t chroma = 0;
     for (int i = 0; i < n; i++) {
         refused[i] = 0;
         place(j, i, data[i], size[i], dst[i], &chroma, &refused[i]);
     }
+    t_place = gpuimg__trace_since("nvJPEG image info", t_place);
     if (chroma > j->chroma_cap) { // the stream is idle: the old scratch is free to go
         cudaFree(j->d_chroma);
         j->d_chroma = nullptr;
@@ -498,6 +499,7 @@ gpuimg_status gpuimg__gpujpeg_decode(GpuJpeg *j, cudaStream_t stream, int n,
                        refused, msg, msglen);
     }
     free(engine);
+    gpuimg__trace_since("nvJPEG headers", t_place);
     if (st == GPUIMG_OK && (err = cudaStreamSynchronize(stream)) != cudaSuccess)
         st = device_fail(msg, msglen, "cudaStreamSynchronize (nvJPEG decode)", err);
     t0 = gpuimg__trace_since("nvJPEG decode (engine)", t0);

@@ -35,7 +35,7 @@ __all__ = [
     "Context", "CompareResult", "BatchSummary", "Error", "UsageError", "FormatError",
     "ImageIOError", "DecodeError", "TooLargeError", "OutOfMemoryError", "NoDeviceError",
     "DeviceError", "InternalError", "load", "save", "encode", "run", "process", "compare",
-    "batch", "decode", "backend_available", "__version__",
+    "batch", "decode", "DeviceImage", "backend_available", "__version__",
 ]
 
 __version__: str = _gpuimg.version()
@@ -180,8 +180,11 @@ class Context:
         """The bytes of image encoded as format (``"png"``, ``"jpg"``, ``"webp"``, ...)."""
         return self._c.encode(_array(image), format)
 
-    def run(self, image: Any, *steps: str) -> np.ndarray:
-        """image through the steps (``"blur:sigma=2"``, ``"resize:width=512"``...)."""
+    def run(self, image: Any, *steps: str) -> Any:
+        """image through the steps (``"blur:sigma=2"``, ``"resize:width=512"``...):
+        an array for an array, a DeviceImage for a DeviceImage (of this context)."""
+        if isinstance(image, _gpuimg.DeviceImage):
+            return image.run(_steps(steps))
         return _to_array(self._c.run(_array(image), _steps(steps)))
 
     def process(self, data: Union[bytes, bytearray, memoryview], *steps: str,
@@ -250,11 +253,14 @@ def encode(image: Any, format: str = "png", *, backend: Optional[str] = None) ->
     return _context(backend).encode(image, format)
 
 
-def run(image: Any, *steps: str, backend: Optional[str] = None, device: int = 0) -> np.ndarray:
+def run(image: Any, *steps: str, backend: Optional[str] = None, device: int = 0) -> Any:
     """An image array through steps written as on the command line, e.g.
     ``run(img, "blur:sigma=2", "resize:width=512")``; the result is a new
     array. backend: ``"cpu"``, ``"cuda"`` or None (``auto``, or
-    $GPUIMG_BACKEND)."""
+    $GPUIMG_BACKEND). A DeviceImage (from :func:`decode`) runs on its GPU and
+    gives a DeviceImage: nothing crosses to the host."""
+    if isinstance(image, _gpuimg.DeviceImage):
+        return image.run(_steps(steps))
     return _context(backend, device).run(image, *steps)
 
 
@@ -447,10 +453,11 @@ def batch(in_dir: PathLike, out_dir: PathLike, steps: Iterable[str] = (), *,
 
 # ---- device images (CUDA) ---------------------------------------------------------
 
+DeviceImage = _gpuimg.DeviceImage
+
+
 def _decode(ctx: Context, data: Sequence[Union[bytes, bytearray, memoryview]]) -> list:
-    if not hasattr(ctx._c, "decode_device"):
-        raise NoDeviceError(7, "decode: this gpuimg was built without CUDA")
-    return list(ctx._c.decode_device(list(data)))
+    return ctx._c.decode_device(list(data))
 
 
 def decode(data: Sequence[Union[bytes, bytearray, memoryview]], device: int = 0) -> list:

@@ -787,6 +787,276 @@ static PyObject *ctx_backend(ContextObject *self, PyObject *noargs)
     return PyUnicode_FromString(name);
 }
 
+/* ---- DeviceImage: planes on a CUDA device, exported through DLPack ---- */
+
+/* DLPack's ABI (dlpack.h, v0.8: the unversioned "dltensor" capsule every
+ * consumer takes), declared here rather than vendored. */
+typedef struct {
+    int32_t device_type, device_id;
+} DLDevice;
+typedef struct {
+    uint8_t code, bits;
+    uint16_t lanes;
+} DLDataType;
+typedef struct {
+    void *data;
+    DLDevice device;
+    int32_t ndim;
+    DLDataType dtype;
+    int64_t *shape, *strides;
+    uint64_t byte_offset;
+} DLTensor;
+typedef struct DLManagedTensor {
+    DLTensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct DLManagedTensor *self);
+} DLManagedTensor;
+enum { DL_CUDA = 2, DL_UINT = 1 };
+
+typedef struct {
+    PyObject_HEAD gpuimg_device_image img;
+    ContextObject *owner; /* the context whose backend holds the planes */
+} DeviceImageObject;
+
+static PyTypeObject DeviceImageType;
+
+static void device_image_dealloc(DeviceImageObject *self)
+{
+    if (self->owner) {
+        UNLOCKED(self->owner, gpuimg_device_image_free(&self->img));
+        Py_CLEAR(self->owner);
+    }
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *device_image_new(ContextObject *owner, gpuimg_device_image *img)
+{
+    DeviceImageObject *o = PyObject_New(DeviceImageObject, &DeviceImageType);
+    if (!o) {
+        UNLOCKED(owner, gpuimg_device_image_free(img));
+        return NULL;
+    }
+    o->img = *img;
+    memset(img, 0, sizeof *img);
+    Py_INCREF(owner);
+    o->owner = owner;
+    return (PyObject *)o;
+}
+
+/* What a capsule's tensor holds: its shape and strides, and the image it
+ * keeps alive until the consumer is done with it. */
+typedef struct {
+    DLManagedTensor managed;
+    int64_t shape[3], strides[3];
+    PyObject *image;
+} export_t;
+
+static void export_delete(DLManagedTensor *m)
+{
+    export_t *e = m->manager_ctx;
+    PyGILState_STATE g = PyGILState_Ensure(); /* consumers free from any thread */
+    Py_XDECREF(e->image);
+    PyGILState_Release(g);
+    free(e);
+}
+
+static void capsule_destructor(PyObject *capsule)
+{
+    /* consumed capsules are renamed "used_dltensor": their consumer deletes */
+    if (PyCapsule_IsValid(capsule, "dltensor")) {
+        DLManagedTensor *m = PyCapsule_GetPointer(capsule, "dltensor");
+        if (m && m->deleter)
+            m->deleter(m);
+    }
+}
+
+static PyObject *device_image_dlpack(DeviceImageObject *self, PyObject *args, PyObject *kw)
+{
+    /* stream, max_version, dl_device, copy: the planes are complete when
+     * made (the library synchronises), so any stream may read them */
+    static char *names[] = {"stream", "max_version", "dl_device", "copy", NULL};
+    PyObject *stream = NULL, *max_version = NULL, *dl_device = NULL, *copy = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOO", names, &stream, &max_version, &dl_device,
+                                     &copy))
+        return NULL;
+    if (copy && PyObject_IsTrue(copy) == 1)
+        return PyErr_Format(PyExc_BufferError, "gpuimg device images are exported without copy");
+    export_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return PyErr_NoMemory();
+    const gpuimg_device_image *im = &self->img;
+    size_t vs = im->depth == 16 ? 2 : 1;
+    e->shape[0] = im->channels;
+    e->shape[1] = im->height;
+    e->shape[2] = im->width;
+    e->strides[0] = (int64_t)(im->plane_stride / vs); /* in values, as DLPack counts */
+    e->strides[1] = im->width;
+    e->strides[2] = 1;
+    DLTensor *t = &e->managed.dl_tensor;
+    t->data = im->data;
+    t->device.device_type = DL_CUDA;
+    t->device.device_id = im->device;
+    t->ndim = 3;
+    t->dtype.code = DL_UINT;
+    t->dtype.bits = (uint8_t)(8 * vs);
+    t->dtype.lanes = 1;
+    t->shape = e->shape;
+    t->strides = e->strides;
+    e->managed.manager_ctx = e;
+    e->managed.deleter = export_delete;
+    e->image = (PyObject *)self;
+    Py_INCREF(self);
+    PyObject *capsule = PyCapsule_New(&e->managed, "dltensor", capsule_destructor);
+    if (!capsule)
+        export_delete(&e->managed);
+    return capsule;
+}
+
+static PyObject *device_image_dlpack_device(DeviceImageObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    return Py_BuildValue("(ii)", DL_CUDA, self->img.device);
+}
+
+static PyObject *device_image_to_host(DeviceImageObject *self, PyObject *noargs)
+{
+    (void)noargs;
+    gpuimg_image out = {0};
+    gpuimg_status st;
+    UNLOCKED(self->owner, st = gpuimg_device_image_download(self->owner->ctx, &self->img, &out));
+    if (st != GPUIMG_OK)
+        return fail(self->owner, st);
+    return image_new(&out);
+}
+
+static PyObject *device_image_get_shape(DeviceImageObject *self, void *closure)
+{
+    (void)closure;
+    return Py_BuildValue("(iii)", self->img.channels, self->img.height, self->img.width);
+}
+
+static PyObject *device_image_get_depth(DeviceImageObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(self->img.depth);
+}
+
+static PyObject *device_image_get_device(DeviceImageObject *self, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLong(self->img.device);
+}
+
+static PyObject *ctx_run_device(ContextObject *self, PyObject *args);
+
+/* run(steps): on the context that made the image, whichever that is. */
+static PyObject *device_image_run(DeviceImageObject *self, PyObject *steps)
+{
+    PyObject *args = Py_BuildValue("(OO)", (PyObject *)self, steps);
+    PyObject *r = args ? ctx_run_device(self->owner, args) : NULL;
+    Py_XDECREF(args);
+    return r;
+}
+
+static PyMethodDef device_image_methods[] = {
+    {"run", (PyCFunction)device_image_run, METH_O,
+     "run(steps) -> DeviceImage: the steps on the device, on this image's context."},
+    {"__dlpack__", (PyCFunction)(void (*)(void))device_image_dlpack, METH_VARARGS | METH_KEYWORDS,
+     "A DLPack capsule of the planes, (C, H, W), on the device: no copy."},
+    {"__dlpack_device__", (PyCFunction)device_image_dlpack_device, METH_NOARGS,
+     "(kDLCUDA, device ordinal)"},
+    {"to_host", (PyCFunction)device_image_to_host, METH_NOARGS,
+     "The image copied to the host, interleaved: an Image (numpy.asarray views it)."},
+    {NULL, NULL, 0, NULL}};
+
+static PyGetSetDef device_image_getset[] = {
+    {"shape", (getter)device_image_get_shape, NULL, "(C, H, W)", NULL},
+    {"depth", (getter)device_image_get_depth, NULL, "bits per value, 8 or 16", NULL},
+    {"device", (getter)device_image_get_device, NULL, "the CUDA device ordinal", NULL},
+    {NULL, NULL, NULL, NULL, NULL}};
+
+static PyTypeObject DeviceImageType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "gpuimg._gpuimg.DeviceImage",
+    .tp_basicsize = sizeof(DeviceImageObject),
+    .tp_dealloc = (destructor)device_image_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "An image on a CUDA device as planes (C, H, W); exports DLPack.",
+    .tp_methods = device_image_methods,
+    .tp_getset = device_image_getset,
+};
+
+static PyObject *ctx_decode_device(ContextObject *self, PyObject *list)
+{
+    if (!ready(self))
+        return NULL;
+    PyObject *fast = PySequence_Fast(list, "decode takes a sequence of bytes");
+    if (!fast)
+        return NULL;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    Py_buffer *views = calloc(n ? (size_t)n : 1, sizeof *views);
+    const void **data = calloc(n ? (size_t)n : 1, sizeof *data);
+    size_t *sizes = calloc(n ? (size_t)n : 1, sizeof *sizes);
+    gpuimg_device_image *out = calloc(n ? (size_t)n : 1, sizeof *out);
+    Py_ssize_t got = 0;
+    PyObject *result = NULL;
+    if (!views || !data || !sizes || !out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (; got < n; got++) {
+        if (PyObject_GetBuffer(PySequence_Fast_GET_ITEM(fast, got), &views[got], PyBUF_SIMPLE) != 0)
+            goto done;
+        data[got] = views[got].buf;
+        sizes[got] = (size_t)views[got].len;
+    }
+    gpuimg_status st;
+    UNLOCKED(self, st = gpuimg_decode_device(self->ctx, (int)n, data, sizes, out));
+    if (st != GPUIMG_OK) {
+        fail(self, st);
+        goto done;
+    }
+    result = PyList_New(n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *img = result ? device_image_new(self, &out[i]) : NULL;
+        if (!img) {
+            UNLOCKED(self, gpuimg_device_image_free(&out[i]));
+            Py_CLEAR(result);
+            continue;
+        }
+        PyList_SET_ITEM(result, i, img);
+    }
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        PyBuffer_Release(&views[i]);
+    free(views);
+    free(data);
+    free(sizes);
+    free(out);
+    Py_DECREF(fast);
+    return result;
+}
+
+static PyObject *ctx_run_device(ContextObject *self, PyObject *args)
+{
+    PyObject *steps_seq;
+    DeviceImageObject *in;
+    if (!PyArg_ParseTuple(args, "O!O", &DeviceImageType, &in, &steps_seq) || !ready(self))
+        return NULL;
+    if (in->owner != self)
+        return raise_status(GPUIMG_ERR_USAGE,
+                            "run: a device image runs on the context that made it");
+    steps_t steps;
+    if (!steps_parse(self, steps_seq, &steps))
+        return NULL;
+    gpuimg_device_image out;
+    gpuimg_status st;
+    UNLOCKED(self, st = gpuimg_run_device(self->ctx, &in->img, steps.v, steps.n, &out));
+    steps_free(&steps);
+    if (st != GPUIMG_OK)
+        return fail(self, st);
+    return device_image_new(self, &out);
+}
+
 static PyMethodDef context_methods[] = {
     {"load", (PyCFunction)ctx_load, METH_VARARGS, "load(path_or_bytes, name=None) -> Image"},
     {"run", (PyCFunction)ctx_run, METH_VARARGS, "run(array, steps) -> Image"},
@@ -797,6 +1067,10 @@ static PyMethodDef context_methods[] = {
     {"compare", (PyCFunction)ctx_compare, METH_VARARGS, "compare(kind, a, b, options) -> dict"},
     {"batch", (PyCFunction)ctx_batch, METH_VARARGS, "batch(in_dir, out_dir, steps, ...) -> dict"},
     {"backend", (PyCFunction)ctx_backend, METH_NOARGS, "backend() -> 'cpu' or 'cuda'"},
+    {"decode_device", (PyCFunction)ctx_decode_device, METH_O,
+     "decode_device(list_of_bytes) -> [DeviceImage]"},
+    {"run_device", (PyCFunction)ctx_run_device, METH_VARARGS,
+     "run_device(device_image, steps) -> DeviceImage"},
     {NULL, NULL, 0, NULL}};
 
 static PyTypeObject ContextType = {
@@ -856,14 +1130,17 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT,
 
 PyMODINIT_FUNC PyInit__gpuimg(void)
 {
-    if (PyType_Ready(&ImageType) < 0 || PyType_Ready(&ContextType) < 0)
+    if (PyType_Ready(&ImageType) < 0 || PyType_Ready(&ContextType) < 0 ||
+        PyType_Ready(&DeviceImageType) < 0)
         return NULL;
     PyObject *m = PyModule_Create(&module);
     if (!m)
         return NULL;
     Py_INCREF(&ImageType);
     Py_INCREF(&ContextType);
+    Py_INCREF(&DeviceImageType);
     if (PyModule_AddObject(m, "Image", (PyObject *)&ImageType) < 0 ||
+        PyModule_AddObject(m, "DeviceImage", (PyObject *)&DeviceImageType) < 0 ||
         PyModule_AddObject(m, "Context", (PyObject *)&ContextType) < 0) {
         Py_DECREF(m);
         return NULL;

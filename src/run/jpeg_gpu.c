@@ -9,19 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/trace.h"
 #include "io/io.h"
 #include "io/metadata.h"
 #include "ops/ops.h"
 #include "run/jpeg_gpu.h"
 
-gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
-                                 size_t size, gpuimg__jpeg_file *f, int *eligible)
+int gpuimg__jpeg_scan_for(const gpuimg_ctx *ctx, const uint8_t *data, size_t size,
+                          gpuimg__jpeg_shape *shape)
+{
+    return ctx->cfg.jpeg_codec != GPUIMG_JPEG_CPU && ctx->cfg.depth != 16 &&
+           gpuimg__jpeg_scan(data, size, shape);
+}
+
+gpuimg_status gpuimg__jpeg_probe_scanned(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                                         size_t size, const gpuimg__jpeg_shape *shape,
+                                         gpuimg__jpeg_file *f, int *eligible)
 {
     memset(f, 0, sizeof *f);
     *eligible = 0;
-    if (ctx->cfg.jpeg_codec == GPUIMG_JPEG_CPU || ctx->cfg.depth == 16 ||
-        !gpuimg__jpeg_scan(data, size, &f->shape))
+    if (!shape)
         return GPUIMG_OK;
+    f->shape = *shape;
     gpuimg_status st =
         gpuimg__check_size(ctx, name, (uint64_t)f->shape.width, (uint64_t)f->shape.height);
     if (st == GPUIMG_OK)
@@ -40,6 +49,14 @@ gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_
     f->size = size;
     *eligible = 1;
     return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_t *data,
+                                 size_t size, gpuimg__jpeg_file *f, int *eligible)
+{
+    gpuimg__jpeg_shape shape;
+    int ok = gpuimg__jpeg_scan_for(ctx, data, size, &shape);
+    return gpuimg__jpeg_probe_scanned(ctx, name, data, size, ok ? &shape : NULL, f, eligible);
 }
 
 void gpuimg__jpeg_file_free(gpuimg__jpeg_file *f)
@@ -127,12 +144,15 @@ gpuimg_status gpuimg__jpeg_decode(gpuimg_ctx *ctx, gpuimg_backend *be, int n,
         if (st != GPUIMG_OK)
             gpuimg__backend_fail(ctx, st, "JPEG decode");
     }
+    double t_alloc = gpuimg__trace_since("planes for JPEG", t0);
     if (st == GPUIMG_OK &&
         (st = be->ops->jpeg_decode(be, n, data, size, dst, refused)) != GPUIMG_OK)
         gpuimg__backend_fail(ctx, st, "JPEG decode");
+    t_alloc = gpuimg__trace_since("jpeg_decode", t_alloc);
     for (int i = 0; i < n && st == GPUIMG_OK; i++)
         if (!refused[i])
             st = orient_planes(ctx, be, &planes[i], files[i]->meta);
+    gpuimg__trace_since("orient", t_alloc);
     for (int i = 0; i < allocated; i++)
         if (st != GPUIMG_OK || refused[i])
             be->ops->planes_free(be, &planes[i]);
