@@ -273,8 +273,9 @@ class ImageMatcher:
         try:
             result = gpuimg.compare(str(golden_path), _compare_input(actual), **options)
         except gpuimg.Error as e:
-            if update:
-                # An unreadable golden is replaced like a failing one.
+            if update and getattr(e, "exit_code", None) == 3:
+                # An unreadable golden (I/O, exit 3) is replaced like a failing
+                # one; a usage error (a bad threshold) is raised as it is.
                 self._update(golden_path, actual, f"replaced ({e})")
                 return None
             raise
@@ -288,7 +289,7 @@ class ImageMatcher:
             return result
         written = self._write_outputs(golden_path, actual, golden_path, result)
         reason = result.reason or result.status
-        pytest.fail(f"{self._show(golden_path)}: {reason}\n{result.text}\n{written}")
+        pytest.fail(f"{self._show(golden_path)}: {reason}\n{result.text.rstrip()}\n{written}")
 
     def _show(self, path: Path) -> str:
         """A path as a failure shows it: relative to where pytest was started when
