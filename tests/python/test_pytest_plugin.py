@@ -232,6 +232,24 @@ def test_within_thresholds(assert_image_matches):
     run(pytester).assert_outcomes(passed=2)
 
 
+def test_update_replaces_an_unreadable_golden(pytester: pytest.Pytester) -> None:
+    bad = pytester.path / "golden" / "box.png"
+    bad.parent.mkdir()
+    bad.write_bytes(b"\x89PNG\r\n\x1a\ntruncated")
+    pytester.makepyfile(
+        PRELUDE
+        + """
+def test_box(assert_image_matches):
+    assert_image_matches(box(), "golden/box.png")
+"""
+    )
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*DecodeError*"])
+    run(pytester, "--gpuimg-update").assert_outcomes(passed=1)
+    np.testing.assert_array_equal(gpuimg.load(bad), box())
+
+
 def test_mask_beside_golden_and_as_argument(pytester: pytest.Pytester, golden: Path) -> None:
     mask = np.full((40, 60), 255, np.uint8)
     mask[0:4, 0:4] = 0
