@@ -363,7 +363,7 @@ $(VENV)/.ready: Makefile
 test-python: $(VENV)/.ready $(BUILD)/libgpuimg.so $(GPUIMG)
 	GPUIMG_BUILD=$(abspath $(BUILD)) GPUIMG_MAKE_ARGS="NVCC=$(NVCC)" \
 	    $(VENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
-	cd tests/python && GPUIMG_BIN=$(abspath $(GPUIMG)) $(abspath $(VENV))/bin/python -m pytest -q -p no:cacheprovider
+	cd tests/python && GPUIMG_BIN=$(abspath $(GPUIMG)) $(abspath $(VENV))/bin/python -m pytest -q -rs -p no:cacheprovider
 
 # The Slurm job array and the Kubernetes Indexed Job of examples/cluster/, run
 # as their schedulers would (no cluster needed): the shards' union equals one

@@ -15,7 +15,7 @@ prefix=/usr/local
 make -s install DESTDIR="$dest" PREFIX=$prefix >/dev/null
 root=$dest$prefix
 fail() { echo "test-install: $*" >&2; exit 1; }
-for f in bin/gpuimg include/gpuimg.h lib/libgpuimg.a lib/pkgconfig/gpuimg.pc \
+for f in bin/gpuimg include/gpuimg.h lib/libgpuimg.a lib/libgpuimg.so lib/pkgconfig/gpuimg.pc \
          share/man/man1/gpuimg.1 share/bash-completion/completions/gpuimg; do
     [ -e "$root/$f" ] || fail "$f was not installed"
 done
@@ -27,12 +27,30 @@ case $flags in *"-I$root/include"*) ;; *) fail "pkg-config --cflags: $flags" ;; 
 for src in examples/*.c; do
     exe=$dest/$(basename "$src" .c)
     cc -std=c11 -Wall -Wextra -Werror "$src" -o "$exe" $flags
+    # and against the static library: its dependencies from --static
+    cc -std=c11 -Wall -Wextra -Werror "$src" -o "$exe-static" $(pkg-config --cflags gpuimg) \
+        "$root/lib/libgpuimg.a" $(pkg-config --static --libs gpuimg | sed 's/-lgpuimg\b//')
 done
-"$dest/blur_file" samples/chelsea.png "$dest/a.png" blur:sigma=2 | grep -q "done" ||
+# the shared library: its soname carries MAJOR.MINOR, the links resolve,
+# and it exports the public gpuimg_ names alone
+version=$(sed -n 's/^#define GPUIMG_VERSION "\(.*\)"/\1/p' include/gpuimg.h)
+soname=libgpuimg.so.${version%.*}
+[ -f "$root/lib/libgpuimg.so.$version" ] || fail "lib/libgpuimg.so.$version was not installed"
+[ "$(readlink "$root/lib/libgpuimg.so")" = "$soname" ] || fail "lib/libgpuimg.so does not link to $soname"
+readelf -d "$root/lib/libgpuimg.so.$version" | grep -q "SONAME.*\[$soname\]" ||
+    fail "libgpuimg.so.$version: soname is not $soname"
+others=$(nm -D --defined-only "$root/lib/libgpuimg.so.$version" | awk '{print $3}' | grep -v '^gpuimg_[a-z]' || true)
+[ -z "$others" ] || fail "libgpuimg.so exports more than gpuimg_ names: $(echo $others | head -c 200)"
+nm -D --defined-only "$root/lib/libgpuimg.so.$version" | grep -q ' gpuimg_run$' || fail "libgpuimg.so lacks gpuimg_run"
+readelf -d "$dest/blur_file" | grep -q "NEEDED.*\[$soname\]" || fail "examples/blur_file is not linked to $soname"
+LD_LIBRARY_PATH=$root/lib "$dest/blur_file" samples/chelsea.png "$dest/a.png" blur:sigma=2 | grep -q "done" ||
     fail "examples/blur_file failed"
+"$dest/blur_file-static" samples/chelsea.png "$dest/s.png" blur:sigma=2 | grep -q "done" ||
+    fail "examples/blur_file (static) failed"
 "$root/bin/gpuimg" -q blur samples/chelsea.png "$dest/b.png" --sigma 2
 "$root/bin/gpuimg" -q compare "$dest/a.png" "$dest/b.png" >/dev/null ||
     fail "examples/blur_file and gpuimg blur wrote different images"
+cmp -s "$dest/a.png" "$dest/s.png" || fail "the shared and static libraries wrote different files"
 
 # the man page names every command, operation and option of --help
 man=$root/share/man/man1/gpuimg.1
