@@ -6,7 +6,11 @@ CC      ?= cc
 BUILD   ?= build
 OPT     ?= -O2 -g
 SAN     ?=
-CFLAGS  += $(OPT) $(SAN) -std=c11 -Wall -Wextra -Werror -MMD -MP
+# Position-independent everywhere: the same objects make libgpuimg.a and
+# libgpuimg.so (one compile, not two). -fno-semantic-interposition keeps
+# GCC inlining and calling the library's own functions directly, as it
+# does without -fPIC; the .so's version script hides all but gpuimg_*.
+CFLAGS  += $(OPT) $(SAN) -std=c11 -fPIC -fno-semantic-interposition -Wall -Wextra -Werror -MMD -MP
 # The libraries' flags from their pkg-config files (each -dev package of
 # install-deps.sh ships one), asked once per make; -lm and -lpthread are
 # the C library's.
@@ -81,7 +85,7 @@ SUITE  = $(BUILD)/check_gpuimg
 
 .PHONY: all test test-unit test-sanitize test-tsan test-valgrind test-install test-report test-photo golden static \
         test-formats dist test-dist \
-        bench install clean fuzz fuzz-run
+        bench install clean fuzz fuzz-run shared test-python test-cluster
 
 all: $(GPUIMG)
 
@@ -90,6 +94,26 @@ all: $(GPUIMG)
 $(BUILD)/libgpuimg.a: $(LIB_OBJ)
 	rm -f $@
 	$(AR) rcs $@ $^
+
+# The version, from the header (the .so's name, gpuimg.pc).
+VERSION := $(shell sed -n 's/^\#define GPUIMG_VERSION "\(.*\)"/\1/p' include/gpuimg.h)
+
+# The shared library: soname libgpuimg.so.MAJOR.MINOR (before 1.0 a minor
+# release may change the ABI), only the gpuimg_ names exported
+# (src/libgpuimg.map: the internal gpuimg__ ones and the static CUDA
+# runtime's stay inside). Its dependencies are linked in (DT_NEEDED), so
+# `-lgpuimg` alone links a program.
+SONAME   = libgpuimg.so.$(word 1,$(subst ., ,$(VERSION))).$(word 2,$(subst ., ,$(VERSION)))
+SHARED   = $(BUILD)/libgpuimg.so.$(VERSION)
+shared: $(BUILD)/libgpuimg.so
+
+$(SHARED): $(LIB_OBJ) src/libgpuimg.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,$(SONAME) -Wl,--version-script=src/libgpuimg.map \
+	    -Wl,--no-undefined -o $@ $(LIB_OBJ) $(LDLIBS) $(CUDA_LIBS)
+
+$(BUILD)/libgpuimg.so: $(SHARED)
+	ln -sf $(notdir $(SHARED)) $(BUILD)/$(SONAME)
+	ln -sf $(SONAME) $@
 
 $(GPUIMG): $(CLI_OBJ) $(BUILD)/libgpuimg.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(CUDA_LIBS)
@@ -120,7 +144,7 @@ $(BUILD)/nvjpeg/include/nvjpeg.h:
 $(BUILD)/%.o: %.cu | $(NVJPEG_H)
 	@mkdir -p $(dir $@)
 	$(NVCC) -std=c++17 $(NVCCFLAGS) $(CUDA_ARCH) -Iinclude -Isrc $(NVJPEG_INC) -Werror all-warnings \
-	    -Xcompiler -Wall,-Wextra,-Werror -MMD -MP -c -o $@ $<
+	    -Xcompiler -fPIC,-Wall,-Wextra,-Werror -MMD -MP -c -o $@ $<
 
 # FLIP's map without fused multiply-adds: nvcc contracts a*b+c where it
 # sees fit, differently in code that treats the two images asymmetrically,
@@ -139,7 +163,8 @@ test-sanitize:
 	$(MAKE) BUILD=build-sanitize NVCC= OPT="-O1 -g -fno-omit-frame-pointer" \
 	    SAN="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all" test-unit
 
-test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats test-dist
+test: test-unit test-sanitize test-tsan test-install test-report test-cross test-formats test-dist \
+      test-cluster test-python
 
 # ThreadSanitizer over the suites that drive the CPU backend's threads: every
 # operation's bands (threads, steps, golden), the one pool of a CPU batch,
@@ -292,21 +317,25 @@ $(BUILD)/colour_bench: bench/colour_bench.cu $(BUILD)/libgpuimg.a
 	    $(BUILD)/libgpuimg.a $(LDLIBS)
 
 # `make install` (PREFIX, default /usr/local; DESTDIR for staging): the
-# program, the library (static: its dependencies are named in gpuimg.pc),
-# the header, gpuimg.pc, the man page and the bash completion.
+# program, the library (shared, with its soname link and the -lgpuimg one,
+# and static), the header, gpuimg.pc, the man page and the bash completion.
+# gpuimg.pc describes both: `pkg-config --libs gpuimg` links the shared
+# library, `--static` adds what libgpuimg.a needs.
 PREFIX ?= /usr/local
-VERSION = $(shell sed -n 's/^\#define GPUIMG_VERSION "\(.*\)"/\1/p' include/gpuimg.h)
 
 $(BUILD)/gpuimg.pc: include/gpuimg.h Makefile
 	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' 'libdir=$${prefix}/lib' '' \
 	    'Name: gpuimg' 'Description: image processing on the GPU, with a CPU reference backend' \
 	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
-	    'Libs: -L$${libdir} -lgpuimg $(strip $(LDLIBS) $(CUDA_LIBS))' > $@
+	    'Libs: -L$${libdir} -lgpuimg' 'Libs.private: $(strip $(LDLIBS) $(CUDA_LIBS))' > $@
 
-install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
+install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/libgpuimg.so $(BUILD)/gpuimg.pc
 	install -D -m 755 $(GPUIMG) $(DESTDIR)$(PREFIX)/bin/gpuimg
 	install -D -m 644 include/gpuimg.h $(DESTDIR)$(PREFIX)/include/gpuimg.h
 	install -D -m 644 $(BUILD)/libgpuimg.a $(DESTDIR)$(PREFIX)/lib/libgpuimg.a
+	install -D -m 755 $(SHARED) $(DESTDIR)$(PREFIX)/lib/$(notdir $(SHARED))
+	ln -sf $(notdir $(SHARED)) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libgpuimg.so
 	install -D -m 644 $(BUILD)/gpuimg.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/gpuimg.pc
 	install -D -m 644 docs/gpuimg.1 $(DESTDIR)$(PREFIX)/share/man/man1/gpuimg.1
 	install -D -m 644 docs/gpuimg.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/gpuimg
@@ -314,8 +343,33 @@ install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
 # Installs into a temporary DESTDIR, builds examples/ there with pkg-config
 # and the installed header alone, runs them, and checks the man page and
 # the completion against the installed program (tests/install/check.sh).
-test-install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/gpuimg.pc
+test-install: $(GPUIMG) $(BUILD)/libgpuimg.a $(BUILD)/libgpuimg.so $(BUILD)/gpuimg.pc
 	bash tests/install/check.sh
+
+# The Python package (python/, SPEC §8) in a virtual environment of its
+# own, BUILD/venv (PyPI's numpy, pytest, Ray Data and Playwright, installed
+# once), then `pip install ./python` as a user would (it builds against
+# this build's library: GPUIMG_BUILD, and NVCC as this make has it), then
+# pytest over tests/python (the browser test drives Debian's chromium).
+PYTHON ?= python3
+VENV    = $(BUILD)/venv
+PY_REQS = numpy pytest "ray[data]" playwright
+$(VENV)/.ready: Makefile
+	rm -rf $(VENV)
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check $(PY_REQS)
+	touch $@
+
+test-python: $(VENV)/.ready $(BUILD)/libgpuimg.so $(GPUIMG)
+	GPUIMG_BUILD=$(abspath $(BUILD)) GPUIMG_MAKE_ARGS="NVCC=$(NVCC)" \
+	    $(VENV)/bin/pip install -q --disable-pip-version-check --force-reinstall --no-deps ./python
+	cd tests/python && GPUIMG_BIN=$(abspath $(GPUIMG)) $(abspath $(VENV))/bin/python -m pytest -q -p no:cacheprovider
+
+# The Slurm job array and the Kubernetes Indexed Job of examples/cluster/, run
+# as their schedulers would (no cluster needed): the shards' union equals one
+# batch byte for byte, no file twice; bad indexes refused (tests/cluster/check.sh).
+test-cluster: $(GPUIMG)
+	bash tests/cluster/check.sh $(GPUIMG)
 
 # compare --report's page in headless Chromium: every failing pair shown,
 # every image loaded, no script error, nothing fetched (tests/report/check.sh;

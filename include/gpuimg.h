@@ -276,6 +276,10 @@ gpuimg_status gpuimg_load_memory(gpuimg_ctx *ctx, const void *data, size_t size,
  * leaves a partial file. */
 gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
                           const gpuimg_image *img);
+/* Encodes img as format into memory: *out (free() it) holds the *len
+ * bytes gpuimg_save would write to a file of that format. */
+gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_format format,
+                            uint8_t **out, size_t *len);
 /* Writes len bytes to path atomically, as gpuimg_save writes images (a
  * temporary file beside it, renamed into place): a report, a copy. */
 gpuimg_status gpuimg_write_file(gpuimg_ctx *ctx, const char *path, const void *data, size_t len);
@@ -379,6 +383,18 @@ typedef struct gpuimg_process_info {
 gpuimg_status gpuimg_process_file(gpuimg_ctx *ctx, const char *in, const char *out,
                                   gpuimg_format format, gpuimg_step *const *steps, int nsteps,
                                   gpuimg_process_info *info);
+
+/* The same on an encoded file in memory (name: for messages; NULL:
+ * "<memory>"), giving the encoded output in *out (free() it; *out_len
+ * bytes): the bytes gpuimg_process_file, and so `gpuimg batch`, would
+ * write for a file holding data. format NONE: the format batch keeps, the
+ * input's own (GIF and PSD: PNG); *written (may be NULL) gets the format
+ * written. For Ray Data's workers (SPEC §8), which hold bytes, not files. */
+gpuimg_status gpuimg_process_memory(gpuimg_ctx *ctx, const void *data, size_t size,
+                                    const char *name, gpuimg_format format,
+                                    gpuimg_step *const *steps, int nsteps, uint8_t **out,
+                                    size_t *out_len, gpuimg_format *written,
+                                    gpuimg_process_info *info);
 
 /* ---- What a file holds, from its header (`gpuimg info FILE`) ------------ */
 
@@ -577,6 +593,30 @@ typedef struct gpuimg_pair {
     unsigned failed;  /* gpuimg_compare_check's bits */
     char reason[320]; /* why it failed, or the error */
 } gpuimg_pair;
+
+/* Two image files compared as `gpuimg compare A B` compares them (A the
+ * expected): byte-identical PNGs are not decoded (when opt has no mask
+ * and diff is NULL), the two decode at once, and *p receives the result,
+ * both sizes, and the verdict (gpuimg_compare_classify). opt and limits
+ * may be NULL (the defaults). A file that cannot be read is the returned
+ * error (A's first), not a status. */
+gpuimg_status gpuimg_compare_files(gpuimg_ctx *ctx, const char *a, const char *b,
+                                   const gpuimg_compare_options *opt,
+                                   const gpuimg_compare_limits *limits, gpuimg_pair *p,
+                                   gpuimg_image *diff);
+/* The same on encoded files in memory (names for messages; NULL: "A", "B"). */
+gpuimg_status gpuimg_compare_encoded(gpuimg_ctx *ctx, const void *a, size_t a_size,
+                                     const char *a_name, const void *b, size_t b_size,
+                                     const char *b_name, const gpuimg_compare_options *opt,
+                                     const gpuimg_compare_limits *limits, gpuimg_pair *p,
+                                     gpuimg_image *diff);
+/* p's verdict from its result (and sizes): failed (gpuimg_compare_check's
+ * bits), status (identical, passed, failed or size) and reason. */
+void gpuimg_compare_classify(gpuimg_pair *p, const gpuimg_compare_limits *limits);
+/* The lines `gpuimg compare A B` prints for p (max_diff ... result),
+ * into buf (always terminated); flip: FLIP was asked (its n/a line).
+ * Returns the length the whole text needs, as snprintf does. */
+size_t gpuimg_compare_text(const gpuimg_pair *p, int flip, char *buf, size_t len);
 
 /* A rectangle never counted in the pairs whose relative path matches glob
  * (fnmatch(3); '*' also matches '/'): --ignore-file's regions. */

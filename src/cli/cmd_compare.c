@@ -284,37 +284,11 @@ static int compare_option(cli *c, void *data, int opt, const char *arg)
     return rc;
 }
 
-static void print_text(const gpuimg_compare_result *r, const gpuimg_pair *p, int flip)
+static void print_text(const gpuimg_pair *p, int flip)
 {
-    printf("max_diff   %d\n", r->max_diff);
-    printf("differing  %llu (%.4f%%)\n", (unsigned long long)r->differing,
-           r->compared ? 100.0 * (double)r->differing / (double)r->compared : 0.0);
-    if (r->forgiven > r->shifted)
-        printf("forgiven   %llu (anti-aliasing)\n", (unsigned long long)(r->forgiven - r->shifted));
-    if (r->shifted)
-        printf("shifted    %llu in %llu group%s that moved\n", (unsigned long long)r->shifted,
-               (unsigned long long)r->groups_shifted, r->groups_shifted == 1 ? "" : "s");
-    if (r->ignored)
-        printf("ignored    %llu\n", (unsigned long long)r->ignored);
-    if (r->differing)
-        printf("bbox       %d,%d,%d,%d\n", r->bbox.x, r->bbox.y, r->bbox.width, r->bbox.height);
-    printf("mae        %.6f\nrmse       %.6f\n", r->mae, r->rmse);
-    if (!r->has_psnr)
-        printf("psnr       inf\n");
-    else
-        printf("psnr       %.4f dB\n", r->psnr);
-    if (r->has_ssim)
-        printf("ssim       %.6f\n", r->ssim);
-    else
-        printf("ssim       n/a\n");
-    if (r->has_flip)
-        printf("flip       mean %.6f p95 %.6f p99 %.6f\n", r->flip_mean, r->flip_p95, r->flip_p99);
-    else if (flip) /* every pixel ignored */
-        printf("flip       n/a\n");
-    const char *verdict = p->status == GPUIMG_PAIR_IDENTICAL ? "identical"
-                          : p->status == GPUIMG_PAIR_PASSED  ? "within tolerance"
-                                                             : "differs beyond tolerance";
-    printf("result     %s%s%s\n", verdict, p->reason[0] ? ": " : "", p->reason);
+    char text[2048];
+    gpuimg_compare_text(p, flip, text, sizeof text);
+    fputs(text, stdout);
 }
 
 /* SSIM is computed when a limit or the user asks for it: it is most of a
@@ -347,71 +321,20 @@ static int github_two(cli *c, const struct compare_opts *o, gpuimg_pair *p, int 
     return rc;
 }
 
-static const char *file_name(const char *path)
-{
-    return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
-/* A and B as gpuimg_load reads them, the first error said, both decoded at
- * once; byte-identical files (no mask, no difference image) not decoded
- * when the file is whole and the result passes: *same set, p's result and
- * sizes filled (compare/same_file.h). */
-static gpuimg_status load_two(cli *c, struct compare_opts *o, const char *a_path,
-                              const char *b_path, gpuimg_image *a, gpuimg_image *b, gpuimg_pair *p,
-                              int *same)
-{
-    uint8_t *da = NULL, *db = NULL;
-    size_t na = 0, nb = 0;
-    gpuimg_status st = gpuimg__read_file(c->ctx, a_path, &da, &na);
-    if (st != GPUIMG_OK)
-        return st;
-    gpuimg_status read_b = gpuimg__read_file(c->ctx, b_path, &db, &nb);
-    if (read_b == GPUIMG_OK && !o->s.mask && !o->diff &&
-        gpuimg__compare_same_file(c->ctx, file_name(a_path), da, na, file_name(b_path), db, nb,
-                                  &o->s.opt, &o->s.lim, &p->result, &p->expected_width,
-                                  &p->expected_height)) {
-        p->actual_width = p->expected_width;
-        p->actual_height = p->expected_height;
-        *same = 1;
-        free(da);
-        free(db);
-        return GPUIMG_OK;
-    }
-    if (read_b != GPUIMG_OK) {
-        /* B's read error is said after A has loaded, as when B was read then */
-        char b_error[sizeof c->ctx->error];
-        memcpy(b_error, c->ctx->error, sizeof b_error);
-        st = gpuimg__load_owned(c->ctx, da, na, file_name(a_path), a);
-        if (st == GPUIMG_OK) {
-            memcpy(c->ctx->error, b_error, sizeof b_error);
-            st = read_b;
-        }
-        return st;
-    }
-    return gpuimg__load_both(c->ctx, da, na, file_name(a_path), a, db, nb, file_name(b_path), b);
-}
-
 static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const char *b_path)
 {
     gpuimg_pair p = {.expected = (char *)a_path, .actual = (char *)b_path};
-    gpuimg_image a = {0}, b = {0}, mask = {0}, diff = {0};
-    int same = 0;
-    gpuimg_status st = load_two(c, o, a_path, b_path, &a, &b, &p, &same);
-    if (st == GPUIMG_OK && o->s.mask && (st = gpuimg_load(c->ctx, o->s.mask, &mask)) == GPUIMG_OK)
+    gpuimg_image mask = {0}, diff = {0};
+    gpuimg_status st = GPUIMG_OK;
+    if (o->s.mask && (st = gpuimg_load(c->ctx, o->s.mask, &mask)) == GPUIMG_OK)
         o->s.opt.mask = &mask;
-    if (st == GPUIMG_OK && !same) {
-        p.expected_width = a.width;
-        p.expected_height = a.height;
-        p.actual_width = b.width;
-        p.actual_height = b.height;
-        st = gpuimg_compare(c->ctx, &a, &b, &o->s.opt, &p.result, o->diff ? &diff : NULL);
-    }
+    if (st == GPUIMG_OK)
+        st = gpuimg_compare_files(c->ctx, a_path, b_path, &o->s.opt, &o->s.lim, &p,
+                                  o->diff ? &diff : NULL);
     if (st == GPUIMG_OK && o->diff && !p.result.size_differs)
         st = gpuimg_save(c->ctx, o->diff, GPUIMG_FORMAT_NONE, &diff);
     gpuimg_image_free(&diff);
     gpuimg_image_free(&mask);
-    gpuimg_image_free(&a);
-    gpuimg_image_free(&b);
     if (st != GPUIMG_OK) {
         p.status = GPUIMG_PAIR_ERROR;
         snprintf(p.reason, sizeof p.reason, "%s", gpuimg_ctx_error(c->ctx));
@@ -423,23 +346,11 @@ static int compare_two(cli *c, struct compare_opts *o, const char *a_path, const
         cli_fail(c, st);
         return github_two(c, o, &p, cli_exit_code(st));
     }
-    p.failed = gpuimg_compare_check(&p.result, &o->s.lim, p.reason, sizeof p.reason);
-    if (p.result.size_differs) {
-        p.status = GPUIMG_PAIR_SIZE;
-        snprintf(p.reason, sizeof p.reason, "size differs: %dx%d vs %dx%d", p.expected_width,
-                 p.expected_height, p.actual_width, p.actual_height);
-    } else {
-        p.status = p.failed             ? GPUIMG_PAIR_FAILED
-                   : p.result.identical ? GPUIMG_PAIR_IDENTICAL
-                                        : GPUIMG_PAIR_PASSED;
-    }
     if (o->json) {
         compare_json_record(stdout, &p, &o->s, 1);
         fputc('\n', stdout);
-    } else if (p.result.size_differs) {
-        printf("result     %s\n", p.reason);
     } else {
-        print_text(&p.result, &p, o->s.opt.flip);
+        print_text(&p, o->s.opt.flip);
     }
     if (o->s.lim.has_min_ssim && !p.result.has_ssim && !p.result.size_differs && !c->quiet)
         fprintf(stderr, "gpuimg: compare: ssim is n/a (a side is under 11 pixels, or every "

@@ -70,7 +70,29 @@ struct gpuimg_ctx {
     const void *shrink_what;
     int jpeg_shrink;
     int shrunk_from_w, shrunk_from_h;
+    /* Where "-" writes (gpuimg__stdout): NULL, standard output; else the
+     * memory stream of gpuimg_encode or gpuimg_process_memory, named
+     * stdout_name in messages. */
+    FILE *stdout_stream;
+    const char *stdout_name;
 };
+
+/* What an output "-" is written to, and its name in messages. */
+static inline FILE *gpuimg__stdout(const gpuimg_ctx *ctx)
+{
+    return ctx->stdout_stream ? ctx->stdout_stream : stdout;
+}
+static inline const char *gpuimg__stdout_name(const gpuimg_ctx *ctx)
+{
+    return ctx->stdout_name ? ctx->stdout_name : "<stdout>";
+}
+
+/* Encoded output in memory (write_atomic.c): between begin and end, what
+ * the context writes to "-" goes into a buffer, which end hands over
+ * (*out, *len: malloc'ed) when st is GPUIMG_OK, and frees otherwise. */
+gpuimg_status gpuimg__capture_begin(gpuimg_ctx *ctx, const char *name, char **buf, size_t *len);
+gpuimg_status gpuimg__capture_end(gpuimg_ctx *ctx, gpuimg_status st, char **buf, size_t *len,
+                                  uint8_t **out, size_t *out_len);
 
 /* Whether a file stored with EXIF orientation o is read turned a quarter
  * (5-8 applied, not under --no-auto-orient): its upright size is then its

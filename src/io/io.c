@@ -345,8 +345,8 @@ static gpuimg_status save_packed(gpuimg_ctx *ctx, const char *path, int is_stdou
 
     double t0 = gpuimg__now_ms();
     if (is_stdout) {
-        st = encode(ctx, stdout, name, format, img);
-        if (st == GPUIMG_OK && fflush(stdout) != 0)
+        st = encode(ctx, gpuimg__stdout(ctx), name, format, img);
+        if (st == GPUIMG_OK && fflush(gpuimg__stdout(ctx)) != 0)
             st = gpuimg__fail_errno(ctx, name);
         gpuimg__stage_done(ctx, GPUIMG_STAGE_ENCODE, t0);
         return st;
@@ -364,11 +364,26 @@ gpuimg_status gpuimg_save(gpuimg_ctx *ctx, const char *path, gpuimg_format forma
     return gpuimg__save(ctx, path, format, img, 0);
 }
 
+gpuimg_status gpuimg_encode(gpuimg_ctx *ctx, const gpuimg_image *img, gpuimg_format format,
+                            uint8_t **out, size_t *len)
+{
+    *out = NULL;
+    *len = 0;
+    if (!gpuimg_format_extension(format))
+        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "encode: not a writable format");
+    char *buf;
+    size_t n;
+    gpuimg_status st = gpuimg__capture_begin(ctx, "<memory>", &buf, &n);
+    if (st == GPUIMG_OK)
+        st = gpuimg__save(ctx, "-", format, img, 1);
+    return gpuimg__capture_end(ctx, st, &buf, &n, out, len);
+}
+
 gpuimg_status gpuimg__save(gpuimg_ctx *ctx, const char *path, gpuimg_format format,
                            const gpuimg_image *img, int checked)
 {
     int is_stdout = strcmp(path, "-") == 0;
-    const char *name = is_stdout ? "<stdout>" : path;
+    const char *name = is_stdout ? gpuimg__stdout_name(ctx) : path;
     if (!is_stdout)
         format = gpuimg_format_from_path(path);
     else if (format == GPUIMG_FORMAT_NONE)

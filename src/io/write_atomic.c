@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -165,4 +166,42 @@ gpuimg_status gpuimg_write_file(gpuimg_ctx *ctx, const char *path, const void *d
 {
     struct bytes b = {path, data, len};
     return gpuimg__write_atomic(ctx, path, write_bytes, &b);
+}
+
+/* An encoder writes a FILE; open_memstream gives it one over memory, so
+ * every format's writer serves gpuimg_encode and gpuimg_process_memory
+ * unchanged (the bytes are those a file would hold). */
+gpuimg_status gpuimg__capture_begin(gpuimg_ctx *ctx, const char *name, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = open_memstream(buf, len);
+    if (!f)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    ctx->stdout_stream = f;
+    ctx->stdout_name = name;
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg__capture_end(gpuimg_ctx *ctx, gpuimg_status st, char **buf, size_t *len,
+                                  uint8_t **out, size_t *out_len)
+{
+    FILE *f = ctx->stdout_stream;
+    const char *name = ctx->stdout_name;
+    ctx->stdout_stream = NULL;
+    ctx->stdout_name = NULL;
+    *out = NULL;
+    *out_len = 0;
+    if (!f)
+        return st;
+    if (fclose(f) != 0 && st == GPUIMG_OK) /* the stream's last growth */
+        st = gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    if (st == GPUIMG_OK) {
+        *out = (uint8_t *)*buf;
+        *out_len = *len;
+    } else {
+        free(*buf);
+    }
+    *buf = NULL;
+    return st;
 }

@@ -6,6 +6,7 @@
  * out of them encoded by the device when the output is JPEG; elsewhere it
  * is gpuimg_load, gpuimg_run_consume and gpuimg_save. The batch's device
  * stage makes the same choices with the same pieces (jpeg_gpu.h). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,19 +40,16 @@ static gpuimg_status on_host(gpuimg_ctx *ctx, gpuimg_backend *be, const gpuimg__
     return st;
 }
 
-static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, gpuimg_format format,
-                             gpuimg_step *const *steps, int nsteps, gpuimg_process_info *info)
+/* The file's bytes (data, taken: freed here) through the plan into out,
+ * which was checked. */
+static gpuimg_status process_bytes(gpuimg_ctx *ctx, const char *name, uint8_t *data, size_t size,
+                                   const gpuimg__steps_plan *planned, const char *out,
+                                   gpuimg_format format, gpuimg_process_info *info)
 {
-    const char *name = strcmp(in, "-") == 0 ? "<stdin>" : in;
-    /* the output checked once, before any work, and not again at the save */
-    gpuimg_status st = gpuimg_check_output(ctx, out, in);
-    gpuimg__steps_plan plan;
-    if (st == GPUIMG_OK)
-        st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    if (st != GPUIMG_OK || (st = gpuimg__read_file(ctx, in, &data, &size)) != GPUIMG_OK)
-        return st;
+    gpuimg__steps_plan plan = *planned;
+    gpuimg_step *const *steps = plan.steps;
+    int nsteps = plan.nsteps;
+    gpuimg_status st;
     /* told before the decode reads the size: the device may start opening
      * on another thread while the CPU decodes */
     gpuimg__plan_expect(ctx, &plan);
@@ -140,6 +138,78 @@ static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, g
         st = gpuimg__output_save(ctx, out, format, &res, 1);
         gpuimg__output_free(&res);
     }
+    return st;
+}
+
+static gpuimg_status process(gpuimg_ctx *ctx, const char *in, const char *out, gpuimg_format format,
+                             gpuimg_step *const *steps, int nsteps, gpuimg_process_info *info)
+{
+    /* the output checked once, before any work, and not again at the save */
+    gpuimg_status st = gpuimg_check_output(ctx, out, in);
+    gpuimg__steps_plan plan;
+    if (st == GPUIMG_OK)
+        st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (st != GPUIMG_OK || (st = gpuimg__read_file(ctx, in, &data, &size)) != GPUIMG_OK)
+        return st;
+    return process_bytes(ctx, strcmp(in, "-") == 0 ? "<stdin>" : in, data, size, &plan, out, format,
+                         info);
+}
+
+/* The format batch writes for a file of these bytes: its own, or the one
+ * its format is written as (GIF and PSD as PNG): batch keeps the input's
+ * extension (batch/plan.c), which names the format the bytes hold. */
+static gpuimg_status kept_format(gpuimg_ctx *ctx, const char *name, const void *data, size_t size,
+                                 gpuimg_format *format)
+{
+    gpuimg_file_info fi;
+    gpuimg_status st = gpuimg_probe_memory(ctx, data, size, name, &fi);
+    if (st != GPUIMG_OK)
+        return st;
+    char as_path[32];
+    snprintf(as_path, sizeof as_path, "x.%s", fi.format);
+    *format = gpuimg_format_written_for(as_path);
+    if (*format == GPUIMG_FORMAT_NONE)
+        return gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: no writer for %s", name, fi.format);
+    return GPUIMG_OK;
+}
+
+gpuimg_status gpuimg_process_memory(gpuimg_ctx *ctx, const void *data, size_t size,
+                                    const char *name, gpuimg_format format,
+                                    gpuimg_step *const *steps, int nsteps, uint8_t **out,
+                                    size_t *out_len, gpuimg_format *written,
+                                    gpuimg_process_info *info)
+{
+    *out = NULL;
+    *out_len = 0;
+    if (!name)
+        name = "<memory>";
+    gpuimg__steps_plan plan;
+    gpuimg_status st = gpuimg__plan_steps(ctx, steps, nsteps, &plan);
+    if (st == GPUIMG_OK && format == GPUIMG_FORMAT_NONE)
+        st = kept_format(ctx, name, data, size, &format);
+    if (st == GPUIMG_OK && !gpuimg_format_extension(format))
+        st = gpuimg__fail(ctx, GPUIMG_ERR_FORMAT, "%s: not a writable format", name);
+    if (st != GPUIMG_OK)
+        return st;
+    /* the pipeline frees the file's bytes as soon as they are decoded */
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy)
+        return gpuimg__fail(ctx, GPUIMG_ERR_NOMEM, "%s: out of memory", name);
+    memcpy(copy, data, size);
+    char *buf;
+    size_t n;
+    if ((st = gpuimg__capture_begin(ctx, name, &buf, &n)) != GPUIMG_OK) {
+        free(copy);
+        return st;
+    }
+    st = process_bytes(ctx, name, copy, size, &plan, "-", format, info);
+    gpuimg__ctx_expect_work(ctx, 0, NULL, NULL, 0);
+    gpuimg__plan_shrink(ctx, NULL);
+    st = gpuimg__capture_end(ctx, st, &buf, &n, out, out_len);
+    if (st == GPUIMG_OK && written)
+        *written = format;
     return st;
 }
 

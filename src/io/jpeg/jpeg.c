@@ -422,12 +422,13 @@ gpuimg_status gpuimg__save_jpeg_bytes(gpuimg_ctx *ctx, const char *path, const u
                                       size_t len, const gpuimg_image *hdr, int checked)
 {
     int is_stdout = strcmp(path, "-") == 0;
-    struct jpeg_bytes b = {is_stdout ? "<stdout>" : path, jpeg, len, hdr};
+    struct jpeg_bytes b = {is_stdout ? gpuimg__stdout_name(ctx) : path, jpeg, len, hdr};
     double t0 = gpuimg__now_ms();
     gpuimg_status st = GPUIMG_OK;
     if (is_stdout) {
-        if ((st = write_jpeg_bytes(ctx, stdout, &b)) == GPUIMG_OK && fflush(stdout) != 0)
-            st = gpuimg__fail_errno(ctx, "<stdout>");
+        FILE *f = gpuimg__stdout(ctx);
+        if ((st = write_jpeg_bytes(ctx, f, &b)) == GPUIMG_OK && fflush(f) != 0)
+            st = gpuimg__fail_errno(ctx, b.name);
     } else if (checked || (st = gpuimg_check_output(ctx, path, NULL)) == GPUIMG_OK) {
         st = gpuimg__write_atomic(ctx, path, write_jpeg_bytes, &b);
     }
