@@ -12,8 +12,8 @@ actors, one gpuimg context per actor (SPEC §8)::
                          num_gpus=1, concurrency=4)
 
 Each output row has ``bytes`` (the encoded image: exactly the file ``gpuimg
-batch`` writes for that input with those steps), ``format`` (``"png"``,
-``"jpeg"``, ...), ``error`` (``None``, or the one-line message of a file that
+--backend B batch`` writes for that input with those steps, B being the
+actor's backend), ``format`` (``"png"``, ``"jpg"``, ...), ``error`` (``None``, or the one-line message of a file that
 failed, whose ``bytes`` and ``format`` are then ``None``) and every other input
 column (``path`` among them) unchanged. As in ``batch``, one bad file never
 stops the job: it is named, and nothing is lost.
@@ -75,8 +75,10 @@ class Steps:
     backend. ``backend="cpu"`` or ``"cuda"`` forces one.
 
     Args:
-        *steps: SPEC §1 steps, e.g. ``"blur:sigma=2"``; none is a format
-            conversion (or a copy, when ``format`` is None).
+        *steps: SPEC §1 steps, e.g. ``"blur:sigma=2"``; with none, each
+            image is decoded and encoded again (a format conversion). A step
+            that does not parse raises ``gpuimg.UsageError`` from the first
+            batch (failing the job); errors of one file are rows.
         format: output format (``"png"``, ``"jpg"``, ...); None keeps each
             input's own format as ``batch`` does (GIF and PSD become PNG).
         column: the column of encoded image bytes (``read_binary_files``
@@ -158,7 +160,7 @@ class Steps:
             self._context = gpuimg.Context(backend, 0, **dict(config.options))
         return self._context
 
-    def _one(self, data: Any, path: str | None) -> tuple[bytes | None, str | None, str | None]:
+    def _one(self, context: Any, data: Any, path: str | None) -> tuple[bytes | None, str | None, str | None]:
         """One row: (output bytes, format, None) or (None, None, error)."""
         config = self._config
         assert config is not None
@@ -172,10 +174,16 @@ class Steps:
             except OSError as e:
                 return None, None, f"{path}: cannot read ({e.strerror or e})"
         try:
-            out, fmt = self._get_context().process(data, *config.steps, format=config.format, name=name)
+            out, fmt = context.process(data, *config.steps, format=config.format, name=name)
         except gpuimg.Error as e:
-            message = getattr(e, "message", None) or str(e)
-            return None, None, message.splitlines()[0] if message else type(e).__name__
+            message = (getattr(e, "message", None) or str(e) or type(e).__name__).splitlines()[0]
+            # A step that does not parse ("'blurr': unknown operation 'blurr'")
+            # is wrong for every file: raise, as `batch` exits 2 before its
+            # first file, rather than fill the whole dataset with error rows.
+            # Errors that depend on the image (a crop outside it) stay rows.
+            if isinstance(e, gpuimg.UsageError) and any(message.startswith(f"'{step}':") for step in config.steps):
+                raise
+            return None, None, message
         return out, fmt, None
 
     def __call__(self, batch: Mapping[str, Any]) -> Any:
@@ -193,11 +201,15 @@ class Steps:
         datas: Sequence[Any] = _values(batch, config.column) if config.column in columns else ()
         paths: Sequence[Any] = _values(batch, config.path_column) if config.path_column in columns else ()
         n = len(datas) if config.column in columns else len(paths)
+        # Made here, outside the per-row error handling: a context that cannot
+        # be made (no usable GPU for backend="cuda") fails the actor, as
+        # `batch` fails before its first file, instead of naming every row.
+        context = self._get_context()
         outs, fmts, errors = _objects(n), _objects(n), _objects(n)
         for i in range(n):
             data = datas[i] if len(datas) else None
             path = paths[i] if len(paths) else None
-            outs[i], fmts[i], errors[i] = self._one(data, None if path is None else str(path))
+            outs[i], fmts[i], errors[i] = self._one(context, data, None if path is None else str(path))
         # Every input column but the consumed bytes passes through unchanged.
         result: dict[str, Any] = {c: _values(batch, c) for c in columns if c != config.column}
         result["bytes"] = outs

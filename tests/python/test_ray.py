@@ -214,5 +214,11 @@ def test_direct_call_and_errors(images: Path) -> None:
         configured("blur")  # configured already: Ray constructs it with no arguments
     with pytest.raises(ValueError):
         gpuimg.ray.Steps("blur", backend="gpu")
+    # A crop outside one image is that image's error; a step that does not
+    # parse is every image's, so it stops the job as it stops batch.
+    out = gpuimg.ray.Steps("crop:rect=0,0,5000,5000")()(batch)
+    assert out["bytes"][0] is None and "5000" in out["error"][0]
+    with pytest.raises(gpuimg.UsageError, match="blurr"):
+        gpuimg.ray.Steps("blurr")()(batch)
     with pytest.raises(KeyError):
         worker({"image": np.array([data], dtype=object)})
