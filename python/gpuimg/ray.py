@@ -29,7 +29,11 @@ tasks and rebuild the gpuimg context (and, on a GPU, its CUDA state) per task.
 from __future__ import annotations
 
 import dataclasses
+import math
+import os
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
@@ -56,6 +60,7 @@ class _Config:
     column: str
     path_column: str
     backend: str | None
+    workers: int | None
     options: tuple[tuple[str, Any], ...]
 
 
@@ -90,10 +95,17 @@ class Steps:
             actor (a local or shared file system).
         backend: ``"cpu"``, ``"cuda"``, ``"auto"`` or None (the GPU when the
             actor has one, else the CPU).
+        workers: threads that process a batch's rows at once, each with a
+            context of its own (decoding, encoding and the steps release the
+            GIL); default the CPUs Ray gave the actor (``num_cpus``, rounded
+            up), the machine's outside Ray. A GPU actor wants several:
+            ``num_gpus=1, num_cpus=16`` keeps 16 cores decoding for one GPU.
         **options: keyword arguments of ``gpuimg.Context`` (``png_level``,
             ``jpeg_quality``, ``strip``, ``depth``, ``lossless``,
             ``jpeg_codec``...), the counterparts of ``batch``'s global
-            options; ``threads`` defaults to every core, as in ``batch``.
+            options; ``threads`` defaults to 1 a worker when there are
+            several (each decodes a file of its own, as batch's decoders
+            do), else to every core.
 
     Batches may be ``batch_format="numpy"`` (the documented form: a dict of
     arrays) or ``"pandas"``; the output has the same form.
@@ -110,6 +122,7 @@ class Steps:
         column: str = "bytes",
         path_column: str = "path",
         backend: str | None = None,
+        workers: int | None = None,
         **options: Any,
     ) -> Any:
         if cls._config is None:
@@ -125,7 +138,10 @@ class Steps:
             for key in ("device",):
                 if key in options:
                     raise TypeError(f"gpuimg.ray.Steps: {key} is Ray's to choose (num_gpus=...)")
-            config = _Config(tuple(steps), format, column, path_column, backend, tuple(sorted(options.items())))
+            if workers is not None and (not isinstance(workers, int) or workers < 1):
+                raise ValueError(f"gpuimg.ray.Steps: workers {workers!r} is not a positive int")
+            config = _Config(tuple(steps), format, column, path_column, backend, workers,
+                             tuple(sorted(options.items())))
             # Named like the base so Ray shows "MapBatches(Steps)". Not
             # importable under that name, so cloudpickle sends it by value
             # (its configuration with it); the base goes by reference.
@@ -134,7 +150,8 @@ class Steps:
                 (cls,),
                 {"_config": config, "__module__": cls.__module__, "__qualname__": cls.__qualname__},
             )
-        if steps or options or format is not None or backend is not None or column != "bytes" or path_column != "path":
+        if (steps or options or format is not None or backend is not None or workers is not None
+                or column != "bytes" or path_column != "path"):
             raise TypeError("a configured gpuimg.ray.Steps class takes no arguments")
         return super().__new__(cls)
 
@@ -142,23 +159,52 @@ class Steps:
         # Only configured classes reach here (__new__ returns a class, not an
         # instance, for the unconfigured call, so Python skips __init__).
         self._context: Any = None
+        self._local = threading.local()
+        self._pool: Any = None
+        self._workers = 0
 
     def __repr__(self) -> str:
         config = self._config
         return f"gpuimg.ray.Steps{config.steps!r}" if config else "gpuimg.ray.Steps"
 
+    def _backend(self) -> str:
+        config = self._config
+        assert config is not None
+        if config.backend is not None:
+            return config.backend
+        return "cuda" if _actor_has_gpu() else "cpu"
+
     def _get_context(self) -> Any:
-        """The actor's one gpuimg context, made on first use."""
-        if self._context is None:
+        """The calling thread's gpuimg context, made on first use: one per
+        worker thread of the actor (a context is one thread's at a time)."""
+        context = getattr(self._local, "context", None)
+        if context is None:
             config = self._config
             assert config is not None
-            backend = config.backend
-            if backend is None:
-                backend = "cuda" if _actor_has_gpu() else "cpu"
+            options = dict(config.options)
+            if self._workers > 1:
+                # each worker decodes its own file, as batch's decoders do:
+                # one thread a context, not every core each
+                options.setdefault("threads", 1)
             # Ray narrows CUDA_VISIBLE_DEVICES to the actor's GPUs, so the
             # actor's (first) GPU is device 0.
-            self._context = gpuimg.Context(backend, 0, **dict(config.options))
-        return self._context
+            context = self._local.context = gpuimg.Context(self._backend(), 0, **options)
+            if self._context is None:
+                self._context = context
+        return context
+
+    def _start_workers(self) -> None:
+        """The actor's worker threads, made on its first batch: its rows are
+        processed concurrently (every call releases the GIL), so one actor
+        keeps its CPUs busy decoding and encoding while its GPU runs the
+        steps. As many as the CPUs Ray gave the actor (num_cpus), or
+        ``workers=``; one where it has less than two."""
+        config = self._config
+        assert config is not None
+        n = config.workers or _actor_cpus()
+        self._workers = max(1, n)
+        if self._workers > 1:
+            self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix="gpuimg")
 
     def _one(self, context: Any, data: Any, path: str | None) -> tuple[bytes | None, str | None, str | None]:
         """One row: (output bytes, format, None) or (None, None, error)."""
@@ -204,12 +250,23 @@ class Steps:
         # Made here, outside the per-row error handling: a context that cannot
         # be made (no usable GPU for backend="cuda") fails the actor, as
         # `batch` fails before its first file, instead of naming every row.
-        context = self._get_context()
+        if not self._workers:
+            self._start_workers()
+        self._get_context()
         outs, fmts, errors = _objects(n), _objects(n), _objects(n)
-        for i in range(n):
+
+        def row(i: int) -> None:
             data = datas[i] if len(datas) else None
             path = paths[i] if len(paths) else None
-            outs[i], fmts[i], errors[i] = self._one(context, data, None if path is None else str(path))
+            outs[i], fmts[i], errors[i] = self._one(self._get_context(), data,
+                                                    None if path is None else str(path))
+
+        if self._pool is None or n < 2:
+            for i in range(n):
+                row(i)
+        else:
+            for f in [self._pool.submit(row, i) for i in range(n)]:
+                f.result()  # in row order; a step that does not parse raises here
         # Every input column but the consumed bytes passes through unchanged.
         result: dict[str, Any] = {c: _values(batch, c) for c in columns if c != config.column}
         result["bytes"] = outs
@@ -225,6 +282,19 @@ class Steps:
                  for k, v in result.items()}
             )
         return result
+
+
+def _actor_cpus() -> int:
+    """The CPUs Ray gave this actor (num_cpus, rounded up), or the
+    machine's outside Ray."""
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        try:
+            cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 1)
+            return max(1, math.ceil(cpus))
+        except Exception:  # noqa: BLE001 - an older Ray without the call
+            return 1
+    return os.cpu_count() or 1
 
 
 def _actor_has_gpu() -> bool:

@@ -222,3 +222,23 @@ def test_direct_call_and_errors(images: Path) -> None:
         gpuimg.ray.Steps("blurr")()(batch)
     with pytest.raises(KeyError):
         worker({"image": np.array([data], dtype=object)})
+
+
+def test_worker_threads_equal_batch(images: Path, tmp_path: Path) -> None:
+    """One actor's rows on four worker threads (each its own context, as a
+    GPU actor with num_cpus runs them): the same bytes as batch, in row order."""
+    out_dir = tmp_path / "batch_threads"
+    _batch(images, out_dir)
+    files = sorted(p for p in images.iterdir() if p.suffix != ".txt")
+    worker = gpuimg.ray.Steps(*STEPS, workers=4, backend="cpu")()
+    batch = {
+        "bytes": np.array([p.read_bytes() for p in files], dtype=object),
+        "path": np.array([str(p) for p in files]),
+    }
+    out = worker(batch)
+    assert worker._pool is not None and worker._workers == 4
+    rows = {Path(p).name: {"bytes": b, "format": f, "error": e}
+            for p, b, f, e in zip(out["path"], out["bytes"], out["format"], out["error"])}
+    _check_against_batch(rows, out_dir)
+    with pytest.raises(ValueError):
+        gpuimg.ray.Steps("invert", workers=0)
