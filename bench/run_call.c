@@ -3,6 +3,7 @@
  * memory through gpuimg_run, on one context, N times after one untimed
  * run; prints the median and minimum in milliseconds.
  * Usage: run_call IMAGE STEP N [backend] */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -55,7 +56,8 @@ int main(int argc, char **argv)
         gpuimg_image_free(&out);
     }
     qsort(ms, (size_t)n, sizeof *ms, by_value);
-    printf("C gpuimg_run %s: median %.1f ms, min %.1f ms (%d runs)\n", argv[2], ms[n / 2], ms[0], n);
+    printf("C gpuimg_run %s: median %.1f ms, min %.1f ms (%d runs)\n", argv[2], ms[n / 2], ms[0],
+           n);
     free(ms);
     gpuimg_step_free(step);
     gpuimg_image_free(&in);
