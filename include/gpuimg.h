@@ -691,6 +691,10 @@ typedef struct gpuimg_device_image {
     int device; /* the CUDA ordinal */
     uint8_t *data;
     size_t plane_stride; /* bytes */
+    /* Set it when another library may still have work queued on the planes
+     * (a DLPack consumer's stream): gpuimg_device_image_free then waits for
+     * the whole device before the memory goes back to the pool. */
+    int exported;
     /* the library's: leave them alone */
     gpuimg_ctx *ctx;
     struct gpuimg_backend *backend;

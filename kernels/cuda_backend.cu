@@ -954,6 +954,17 @@ gpuimg_status cuda_synchronize(gpuimg_backend *be)
     return GPUIMG_OK;
 }
 
+// Every stream of the device: a DLPack consumer's kernels may still read
+// planes it has let go of, and the pool would hand them out again as soon
+// as this backend's stream passed their free.
+gpuimg_status cuda_device_synchronize(gpuimg_backend *be)
+{
+    CudaBackend *cb = cuda(be);
+    TRY(cb, "cudaSetDevice", cudaSetDevice(cb->device));
+    TRY(cb, "cudaDeviceSynchronize", cudaDeviceSynchronize());
+    return GPUIMG_OK;
+}
+
 // The table, filled by member name (C++17 has no designated initializers):
 // its order in backend.h may change without this file noticing.
 gpuimg_backend_ops make_cuda_ops()
@@ -990,6 +1001,7 @@ gpuimg_backend_ops make_cuda_ops()
     o.copy_plane = cuda_copy_plane;
     o.histogram = cuda_histogram;
     o.synchronize = cuda_synchronize;
+    o.device_synchronize = cuda_device_synchronize;
     o.ssim = cuda_ssim;
     o.flip = cuda_flip;
     o.jpeg_ready = cuda_jpeg_ready;

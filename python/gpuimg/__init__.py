@@ -58,6 +58,11 @@ class Error(Exception):
         self.status = status
         self.message = message
 
+    def __reduce__(self) -> Any:
+        # rebuilt from both arguments: pickling crosses processes (Ray's
+        # actors raise it to the driver, multiprocessing's workers too)
+        return (type(self), (self.status, self.message))
+
 
 class UsageError(Error, ValueError):
     """A bad step, option or value (exit code 2)."""
@@ -121,15 +126,16 @@ def _array(image: Any) -> np.ndarray:
     """image as an array gpuimg reads in place: a copy only when its layout
     needs one (not C-ordered pixels, another dtype's bytes)."""
     a = np.asarray(image)
-    if a.dtype not in (np.uint8, np.uint16):
+    if a.dtype.kind != "u" or a.dtype.itemsize not in (1, 2):
         raise UsageError(1, f"images are uint8 or uint16 arrays, not {a.dtype}")
     if a.ndim not in (2, 3):
         raise UsageError(1, f"images have shape (H, W) or (H, W, C), not {a.shape}")
     if a.ndim == 3 and not 1 <= a.shape[2] <= 4:
         raise UsageError(1, f"an image has 1 to 4 channels, not {a.shape[2]}")
-    inner_packed = a.strides[-1] == a.itemsize and (a.ndim == 2 or a.strides[1] == a.shape[2] * a.itemsize)
-    if not inner_packed or a.strides[0] < a.shape[1] * (a.shape[2] if a.ndim == 3 else 1) * a.itemsize \
-            or not a.dtype.isnative:
+    values = a.shape[1] * (a.shape[2] if a.ndim == 3 else 1)
+    packed = a.strides[-1] == a.itemsize and (a.ndim == 2 or a.strides[1] == a.shape[2] * a.itemsize) \
+        and a.strides[0] >= values * a.itemsize
+    if not packed or not a.dtype.isnative:
         a = np.ascontiguousarray(a, dtype=a.dtype.newbyteorder("="))
     return a
 

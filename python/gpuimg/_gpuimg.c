@@ -197,18 +197,28 @@ typedef struct {
     PyThread_type_lock lock;
 } ContextObject;
 
-#define UNLOCKED(self, code)                                                                       \
+/* The code (variadic: its commas are its own) on the context, the GIL
+ * released and the context's lock held: no Python inside. */
+#define UNLOCKED(self, ...)                                                                        \
     do {                                                                                           \
         Py_BEGIN_ALLOW_THREADS PyThread_acquire_lock((self)->lock, WAIT_LOCK);                     \
-        code;                                                                                      \
+        __VA_ARGS__;                                                                               \
         PyThread_release_lock((self)->lock);                                                       \
         Py_END_ALLOW_THREADS                                                                       \
     } while (0)
 
-static PyObject *fail(ContextObject *self, gpuimg_status st)
+/* The context's message, copied while its lock is still held: once
+ * released, another thread's failure on the same context may overwrite it. */
+#define ERROR_LEN 512
+static void snapshot(ContextObject *self, char *err)
 {
-    return raise_status(st, gpuimg_ctx_error(self->ctx));
+    snprintf(err, ERROR_LEN, "%s", gpuimg_ctx_error(self->ctx));
 }
+
+/* st = call, on the context under its lock with the GIL released, and
+ * the message of a failure in err. */
+#define LOCKED(self, st, err, call)                                                                \
+    UNLOCKED(self, (st) = (call); if ((st) != GPUIMG_OK) snapshot((self), (err)))
 
 static int context_init(ContextObject *self, PyObject *args, PyObject *kw)
 {
@@ -241,17 +251,19 @@ static int context_init(ContextObject *self, PyObject *args, PyObject *kw)
     cfg.lossless = lossless;
     cfg.no_auto_orient = !auto_orient;
     cfg.max_pixels = max_pixels;
+    /* made once: images of the context (device ones point into its
+     * backend) and other threads' calls may still use it */
     if (self->ctx) {
-        gpuimg_ctx_destroy(self->ctx);
-        self->ctx = NULL;
-    }
-    gpuimg_status st = gpuimg_ctx_create(&cfg, &self->ctx);
-    if (st != GPUIMG_OK) {
-        raise_status(st, gpuimg_ctx_error(NULL));
+        PyErr_SetString(PyExc_RuntimeError, "a gpuimg Context is initialised once");
         return -1;
     }
     if (!self->lock && !(self->lock = PyThread_allocate_lock())) {
         PyErr_NoMemory();
+        return -1;
+    }
+    gpuimg_status st = gpuimg_ctx_create(&cfg, &self->ctx);
+    if (st != GPUIMG_OK) {
+        raise_status(st, gpuimg_ctx_error(NULL));
         return -1;
     }
     return 0;
@@ -297,29 +309,41 @@ static int steps_parse(ContextObject *self, PyObject *seq, steps_t *s)
     if (!fast)
         return 0;
     Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    const char **texts = calloc(n ? (size_t)n : 1, sizeof *texts);
     s->v = calloc(n ? (size_t)n : 1, sizeof *s->v);
-    if (!s->v) {
+    if (!s->v || !texts) {
+        free(texts);
+        steps_free(s);
         Py_DECREF(fast);
         PyErr_NoMemory();
         return 0;
     }
     for (Py_ssize_t i = 0; i < n; i++) {
-        const char *text = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i));
-        if (!text) {
+        if (!(texts[i] = PyUnicode_AsUTF8(PySequence_Fast_GET_ITEM(fast, i)))) {
+            free(texts);
             steps_free(s);
             Py_DECREF(fast);
             return 0;
         }
-        gpuimg_status st = gpuimg_step_parse(self->ctx, text, &s->v[i]);
-        if (st != GPUIMG_OK) {
-            fail(self, st);
-            steps_free(s);
-            Py_DECREF(fast);
-            return 0;
-        }
-        s->n++;
     }
+    /* parsed under the context's lock: a failure writes its message */
+    gpuimg_status st = GPUIMG_OK;
+    char err[ERROR_LEN] = "";
+    UNLOCKED(
+        self, for (Py_ssize_t i = 0; i < n; i++) {
+            if ((st = gpuimg_step_parse(self->ctx, texts[i], &s->v[i])) != GPUIMG_OK) {
+                snapshot(self, err);
+                break;
+            }
+            s->n++;
+        });
+    free(texts);
     Py_DECREF(fast);
+    if (st != GPUIMG_OK) {
+        steps_free(s);
+        raise_status(st, err);
+        return 0;
+    }
     return 1;
 }
 
@@ -336,21 +360,22 @@ static PyObject *ctx_load(ContextObject *self, PyObject *args)
         return NULL;
     gpuimg_image img = {0};
     gpuimg_status st;
+    char err[ERROR_LEN] = "";
     if (PyUnicode_Check(src)) {
         const char *path = PyUnicode_AsUTF8(src);
         if (!path)
             return NULL;
-        UNLOCKED(self, st = gpuimg_load(self->ctx, path, &img));
+        LOCKED(self, st, err, gpuimg_load(self->ctx, path, &img));
     } else {
         Py_buffer b;
         if (PyObject_GetBuffer(src, &b, PyBUF_SIMPLE) != 0)
             return NULL;
-        UNLOCKED(self, st = gpuimg_load_memory(self->ctx, b.buf, (size_t)b.len,
-                                               name ? name : "<bytes>", &img));
+        LOCKED(self, st, err,
+               gpuimg_load_memory(self->ctx, b.buf, (size_t)b.len, name ? name : "<bytes>", &img));
         PyBuffer_Release(&b);
     }
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     return image_new(&img);
 }
 
@@ -369,11 +394,12 @@ static PyObject *ctx_run(ContextObject *self, PyObject *args)
         return NULL;
     }
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_run(self->ctx, &in, steps.v, steps.n, &out));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_run(self->ctx, &in, steps.v, steps.n, &out));
     PyBuffer_Release(&view);
     steps_free(&steps);
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     return image_new(&out);
 }
 
@@ -393,10 +419,11 @@ static PyObject *ctx_encode(ContextObject *self, PyObject *args)
     uint8_t *data = NULL;
     size_t len = 0;
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_encode(self->ctx, &in, f, &data, &len));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_encode(self->ctx, &in, f, &data, &len));
     PyBuffer_Release(&view);
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     PyObject *bytes = PyBytes_FromStringAndSize((const char *)data, (Py_ssize_t)len);
     free(data);
     return bytes;
@@ -413,10 +440,11 @@ static PyObject *ctx_save(ContextObject *self, PyObject *args)
     if (!image_view(array, &view, &in))
         return NULL;
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_save(self->ctx, path, GPUIMG_FORMAT_NONE, &in));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_save(self->ctx, path, GPUIMG_FORMAT_NONE, &in));
     PyBuffer_Release(&view);
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     Py_RETURN_NONE;
 }
 
@@ -442,13 +470,14 @@ static PyObject *ctx_process(ContextObject *self, PyObject *args)
     size_t len = 0;
     gpuimg_format written = GPUIMG_FORMAT_NONE;
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_process_memory(self->ctx, data.buf, (size_t)data.len,
-                                              name ? name : "<bytes>", f, steps.v, steps.n, &out,
-                                              &len, &written, NULL));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err,
+           gpuimg_process_memory(self->ctx, data.buf, (size_t)data.len, name ? name : "<bytes>", f,
+                                 steps.v, steps.n, &out, &len, &written, NULL));
     PyBuffer_Release(&data);
     steps_free(&steps);
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     PyObject *r = Py_BuildValue("(y#s)", (const char *)out, (Py_ssize_t)len,
                                 gpuimg_format_extension(written));
     free(out);
@@ -556,6 +585,8 @@ static PyObject *compare_dict(const gpuimg_pair *p, int flip, gpuimg_image *diff
     char text[2048];
     gpuimg_compare_text(p, flip, text, sizeof text);
     PyObject *failures = PyTuple_New(0);
+    if (!failures)
+        gpuimg_image_free(diff);
     for (unsigned bit = 1; failures && bit <= GPUIMG_FAILED_MAX_FLIP; bit <<= 1) {
         if (!(p->failed & bit))
             continue;
@@ -564,6 +595,7 @@ static PyObject *compare_dict(const gpuimg_pair *p, int flip, gpuimg_image *diff
         if (!name || _PyTuple_Resize(&failures, k + 1) != 0) {
             Py_XDECREF(name);
             Py_XDECREF(failures);
+            gpuimg_image_free(diff);
             return NULL;
         }
         PyTuple_SET_ITEM(failures, k, name);
@@ -615,13 +647,14 @@ static PyObject *ctx_compare(ContextObject *self, PyObject *args)
     gpuimg_image diff = {0};
     gpuimg_image *want = ca.want_diff ? &diff : NULL;
     gpuimg_status st;
+    char err[ERROR_LEN] = "";
     if (strcmp(kind, "files") == 0) {
         const char *pa = PyUnicode_AsUTF8(a), *pb = pa ? PyUnicode_AsUTF8(b) : NULL;
         if (!pb) {
             compare_args_free(&ca);
             return NULL;
         }
-        UNLOCKED(self, st = gpuimg_compare_files(self->ctx, pa, pb, &ca.opt, &ca.lim, &p, want));
+        LOCKED(self, st, err, gpuimg_compare_files(self->ctx, pa, pb, &ca.opt, &ca.lim, &p, want));
     } else if (strcmp(kind, "encoded") == 0) {
         Py_buffer va, vb;
         if (PyObject_GetBuffer(a, &va, PyBUF_SIMPLE) != 0) {
@@ -633,9 +666,9 @@ static PyObject *ctx_compare(ContextObject *self, PyObject *args)
             compare_args_free(&ca);
             return NULL;
         }
-        UNLOCKED(self,
-                 st = gpuimg_compare_encoded(self->ctx, va.buf, (size_t)va.len, "expected", vb.buf,
-                                             (size_t)vb.len, "actual", &ca.opt, &ca.lim, &p, want));
+        LOCKED(self, st, err,
+               gpuimg_compare_encoded(self->ctx, va.buf, (size_t)va.len, "expected", vb.buf,
+                                      (size_t)vb.len, "actual", &ca.opt, &ca.lim, &p, want));
         PyBuffer_Release(&va);
         PyBuffer_Release(&vb);
     } else {
@@ -650,7 +683,7 @@ static PyObject *ctx_compare(ContextObject *self, PyObject *args)
             compare_args_free(&ca);
             return NULL;
         }
-        UNLOCKED(self, st = gpuimg_compare(self->ctx, &ia, &ib, &ca.opt, &p.result, want));
+        LOCKED(self, st, err, gpuimg_compare(self->ctx, &ia, &ib, &ca.opt, &p.result, want));
         PyBuffer_Release(&va);
         PyBuffer_Release(&vb);
         if (st == GPUIMG_OK) {
@@ -663,7 +696,7 @@ static PyObject *ctx_compare(ContextObject *self, PyObject *args)
     compare_args_free(&ca);
     if (st != GPUIMG_OK) {
         gpuimg_image_free(&diff);
-        return fail(self, st);
+        return raise_status(st, err);
     }
     return compare_dict(&p, flip, &diff);
 }
@@ -719,7 +752,12 @@ static PyObject *ctx_batch(ContextObject *self, PyObject *args)
             steps_free(&steps);
             return NULL;
         }
-        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast) && ndevs < 64; i++)
+        if (PySequence_Fast_GET_SIZE(fast) > 64) {
+            Py_DECREF(fast);
+            steps_free(&steps);
+            return raise_status(GPUIMG_ERR_USAGE, "devices: at most 64");
+        }
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); i++)
             devs[ndevs++] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(fast, i));
         Py_DECREF(fast);
         if (PyErr_Occurred()) {
@@ -748,7 +786,8 @@ static PyObject *ctx_batch(ContextObject *self, PyObject *args)
     gpuimg_batch_summary sum;
     memset(&sum, 0, sizeof sum);
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_batch(self->ctx, &o, &sum));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_batch(self->ctx, &o, &sum));
     steps_free(&steps);
     PyObject *list = st == GPUIMG_OK ? PyList_New(0) : NULL;
     for (size_t i = 0; i < fails.n; i++) {
@@ -764,7 +803,7 @@ static PyObject *ctx_batch(ContextObject *self, PyObject *args)
     }
     free(fails.lines);
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     if (!list)
         return NULL;
     return Py_BuildValue(
@@ -781,9 +820,10 @@ static PyObject *ctx_backend(ContextObject *self, PyObject *noargs)
         return NULL;
     const char *name = NULL;
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_ctx_backend(self->ctx, &name));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_ctx_backend(self->ctx, &name));
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     return PyUnicode_FromString(name);
 }
 
@@ -854,6 +894,10 @@ typedef struct {
 static void export_delete(DLManagedTensor *m)
 {
     export_t *e = m->manager_ctx;
+    if (!Py_IsInitialized()) { /* a consumer's tensor outlived the interpreter */
+        free(e);
+        return;
+    }
     PyGILState_STATE g = PyGILState_Ensure(); /* consumers free from any thread */
     Py_XDECREF(e->image);
     PyGILState_Release(g);
@@ -879,8 +923,23 @@ static PyObject *device_image_dlpack(DeviceImageObject *self, PyObject *args, Py
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|$OOOO", names, &stream, &max_version, &dl_device,
                                      &copy))
         return NULL;
-    if (copy && PyObject_IsTrue(copy) == 1)
+    int want_copy = copy ? PyObject_IsTrue(copy) : 0;
+    if (want_copy < 0)
+        return NULL;
+    if (want_copy == 1)
         return PyErr_Format(PyExc_BufferError, "gpuimg device images are exported without copy");
+    if (dl_device && dl_device != Py_None) {
+        int type = -1, id = -1;
+        if (!PyArg_ParseTuple(dl_device, "ii", &type, &id))
+            return NULL;
+        if (type != DL_CUDA || id != self->img.device)
+            return PyErr_Format(PyExc_BufferError,
+                                "a gpuimg device image lives on CUDA device %d; it is not copied",
+                                self->img.device);
+    }
+    /* the consumer's kernels may still read the planes when it lets them
+     * go: their free then waits for the whole device (library's rule) */
+    self->img.exported = 1;
     export_t *e = calloc(1, sizeof *e);
     if (!e)
         return PyErr_NoMemory();
@@ -923,9 +982,10 @@ static PyObject *device_image_to_host(DeviceImageObject *self, PyObject *noargs)
     (void)noargs;
     gpuimg_image out = {0};
     gpuimg_status st;
-    UNLOCKED(self->owner, st = gpuimg_device_image_download(self->owner->ctx, &self->img, &out));
+    char err[ERROR_LEN] = "";
+    LOCKED(self->owner, st, err, gpuimg_device_image_download(self->owner->ctx, &self->img, &out));
     if (st != GPUIMG_OK)
-        return fail(self->owner, st);
+        return raise_status(st, err);
     return image_new(&out);
 }
 
@@ -1010,9 +1070,10 @@ static PyObject *ctx_decode_device(ContextObject *self, PyObject *list)
         sizes[got] = (size_t)views[got].len;
     }
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_decode_device(self->ctx, (int)n, data, sizes, out));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_decode_device(self->ctx, (int)n, data, sizes, out));
     if (st != GPUIMG_OK) {
-        fail(self, st);
+        raise_status(st, err);
         goto done;
     }
     result = PyList_New(n);
@@ -1050,10 +1111,11 @@ static PyObject *ctx_run_device(ContextObject *self, PyObject *args)
         return NULL;
     gpuimg_device_image out;
     gpuimg_status st;
-    UNLOCKED(self, st = gpuimg_run_device(self->ctx, &in->img, steps.v, steps.n, &out));
+    char err[ERROR_LEN] = "";
+    LOCKED(self, st, err, gpuimg_run_device(self->ctx, &in->img, steps.v, steps.n, &out));
     steps_free(&steps);
     if (st != GPUIMG_OK)
-        return fail(self, st);
+        return raise_status(st, err);
     return device_image_new(self, &out);
 }
 

@@ -273,9 +273,10 @@ class ImageMatcher:
         try:
             result = gpuimg.compare(str(golden_path), _compare_input(actual), **options)
         except gpuimg.Error as e:
-            if update and getattr(e, "exit_code", None) == 3:
+            if update and getattr(e, "exit_code", None) == 3 and _readable(actual):
                 # An unreadable golden (I/O, exit 3) is replaced like a failing
-                # one; a usage error (a bad threshold) is raised as it is.
+                # one, by an actual that decodes (a damaged actual is never
+                # recorded); a usage error (a bad threshold) is raised as it is.
                 self._update(golden_path, actual, f"replaced ({e})")
                 return None
             raise
@@ -357,3 +358,14 @@ def assert_image_matches(request: pytest.FixtureRequest) -> ImageMatcher:
     --gpuimg-update`` writes missing or failing goldens instead.
     """
     return ImageMatcher(request)
+
+
+def _readable(actual: Any) -> bool:
+    """Whether the actual image decodes: only such an actual may become a golden."""
+    if isinstance(actual, np.ndarray):
+        return True
+    try:
+        gpuimg.load(actual if isinstance(actual, (bytes, bytearray, memoryview)) else str(actual))
+        return True
+    except gpuimg.Error:
+        return False

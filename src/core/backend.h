@@ -227,6 +227,9 @@ typedef struct gpuimg_backend_ops {
     /* Waits for queued work (a device backend's launches are asynchronous), so
      * that --time charges kernels to the kernel stage; NULL when synchronous. */
     gpuimg_status (*synchronize)(gpuimg_backend *be);
+    /* Waits for every stream of the device, another library's included (a
+     * device image handed out through DLPack); NULL for a host backend. */
+    gpuimg_status (*device_synchronize)(gpuimg_backend *be);
     /* SSIM (SPEC §3) of a and b, the same shape, both sides at least
      * GPUIMG_SSIM_TAPS: each channel's map summed over the pixels at least
      * GPUIMG_SSIM_RADIUS from every edge whose ignore byte is 0 (ignore: a

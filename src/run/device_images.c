@@ -71,6 +71,10 @@ void gpuimg_device_image_free(gpuimg_device_image *img)
         p.channels = img->channels;
         p.depth = img->depth;
         p.plane[0] = img->data;
+        /* the pool's reuse is ordered after this backend's stream only:
+         * another's (a consumer's) may still read the planes */
+        if (img->exported && img->backend->ops->device_synchronize)
+            img->backend->ops->device_synchronize(img->backend);
         img->backend->ops->planes_free(img->backend, &p);
     }
     memset(img, 0, sizeof *img);

@@ -197,3 +197,19 @@ def test_help_shows_docstrings():
         assert f.__doc__ and len(f.__doc__) > 80, f.__name__
     assert "threshold" in gpuimg.compare.__doc__
     assert gpuimg.run.__annotations__
+
+
+def test_errors_pickle_and_byte_order(chelsea):
+    import pickle
+
+    # exceptions cross processes (Ray's actors, multiprocessing) intact
+    for e in (gpuimg.UsageError(1, "'blur:sigma=-1': sigma out of range"),
+              gpuimg.DecodeError(4, "x.png: not a supported image")):
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is type(e) and back.message == e.message
+        assert back.exit_code == e.exit_code and back.status == e.status
+    # a big-endian uint16 array is converted, not refused
+    a = np.arange(30 * 20 * 3, dtype=np.uint16).reshape(20, 30, 3) * 41
+    assert np.array_equal(gpuimg.run(a.astype(">u2"), "invert"), 65535 - a)
+    with pytest.raises(gpuimg.UsageError):
+        gpuimg.batch(SAMPLES, SAMPLES / "x", devices=list(range(65)))
