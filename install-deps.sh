@@ -8,7 +8,9 @@ set -eu
 # as are the formats' own tools the round trips are checked against
 # (libheif-examples, libjxl-tools, liblcms2-utils), exiftool and the ICC
 # profiles of icc-profiles-free and libgs-common (Ghostscript's CMYK one).
-PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev libheif-dev libjxl-dev liblcms2-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil python3-pip libheif-examples libjxl-tools liblcms2-utils libimage-exiftool-perl icc-profiles-free libgs-common"
+# python3-dev (Python.h) and python3-venv: `pip install ./python` into a
+# virtual environment with Debian's python3.
+PKGS="build-essential pkg-config libstb-dev libpng-dev zlib1g-dev libturbojpeg0-dev libjpeg-dev libwebp-dev libtiff-dev libdeflate-dev libheif-dev libjxl-dev liblcms2-dev check libsubunit-dev clang libclang-rt-dev valgrind python3-numpy python3-pil python3-pip python3-dev python3-venv libheif-examples libjxl-tools liblcms2-utils libimage-exiftool-perl icc-profiles-free libgs-common"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
