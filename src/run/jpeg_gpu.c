@@ -55,8 +55,13 @@ gpuimg_status gpuimg__jpeg_probe(gpuimg_ctx *ctx, const char *name, const uint8_
                                  size_t size, gpuimg__jpeg_file *f, int *eligible)
 {
     gpuimg__jpeg_shape shape;
-    int ok = gpuimg__jpeg_scan_for(ctx, data, size, &shape);
-    return gpuimg__jpeg_probe_scanned(ctx, name, data, size, ok ? &shape : NULL, f, eligible);
+    memset(&shape, 0, sizeof shape);
+    if (gpuimg__jpeg_scan_for(ctx, data, size, &shape))
+        return gpuimg__jpeg_probe_scanned(ctx, name, data, size, &shape, f, eligible);
+    memset(f, 0, sizeof *f);
+    f->shape = shape; /* as far as the header goes (progressive says so) */
+    *eligible = 0;
+    return GPUIMG_OK;
 }
 
 void gpuimg__jpeg_file_free(gpuimg__jpeg_file *f)
