@@ -61,16 +61,23 @@ static void describe(gpuimg_ctx *ctx, gpuimg_backend *be, gpuimg_planes *p,
     out->backend = be;
 }
 
+/* The planes a device image describes (the backend's view of it). */
+static void as_planes(const gpuimg_device_image *img, gpuimg_planes *p)
+{
+    memset(p, 0, sizeof *p);
+    p->width = img->width;
+    p->height = img->height;
+    p->channels = img->channels;
+    p->depth = img->depth;
+    for (int c = 0; c < img->channels; c++)
+        p->plane[c] = img->data + (size_t)c * img->plane_stride;
+}
+
 void gpuimg_device_image_free(gpuimg_device_image *img)
 {
     if (img->data && img->backend) {
         gpuimg_planes p;
-        memset(&p, 0, sizeof p);
-        p.width = img->width;
-        p.height = img->height;
-        p.channels = img->channels;
-        p.depth = img->depth;
-        p.plane[0] = img->data;
+        as_planes(img, &p);
         /* the pool's reuse is ordered after this backend's stream only:
          * another's (a consumer's) may still read the planes */
         if (img->exported && img->backend->ops->device_synchronize)
@@ -198,13 +205,7 @@ gpuimg_status gpuimg_run_device(gpuimg_ctx *ctx, const gpuimg_device_image *in,
     /* the steps free each step's input: the caller's image is copied first
      * (device to device, a few microseconds for a photograph) */
     gpuimg_planes src, cur;
-    memset(&src, 0, sizeof src);
-    src.width = in->width;
-    src.height = in->height;
-    src.channels = in->channels;
-    src.depth = in->depth;
-    for (int c = 0; c < in->channels; c++)
-        src.plane[c] = in->data + (size_t)c * in->plane_stride;
+    as_planes(in, &src);
     st = be->ops->planes_alloc(be, &cur, in->width, in->height, in->channels, in->depth);
     if (st == GPUIMG_OK &&
         (st = be->ops->copy_rect(be, &src, &cur, 0, 0, 0, 0, in->width, in->height)) != GPUIMG_OK)
@@ -227,12 +228,6 @@ gpuimg_status gpuimg_device_image_download(gpuimg_ctx *ctx, const gpuimg_device_
         return gpuimg__fail(ctx, GPUIMG_ERR_USAGE,
                             "download: a device image is read through the context that made it");
     gpuimg_planes src;
-    memset(&src, 0, sizeof src);
-    src.width = in->width;
-    src.height = in->height;
-    src.channels = in->channels;
-    src.depth = in->depth;
-    for (int c = 0; c < in->channels; c++)
-        src.plane[c] = in->data + (size_t)c * in->plane_stride;
+    as_planes(in, &src);
     return gpuimg__download(ctx, in->backend, &src, out);
 }
